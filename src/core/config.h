@@ -1,0 +1,43 @@
+/* src/core/config.h — credo's run-time settings: one table of CREDO_* environment variables with
+ * defaults and documentation, read once at init; credo_info, docs/CONFIG.md and MPI_T use it. */
+#ifndef CREDO_CONFIG_H
+#define CREDO_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum config_type { CONFIG_INT, CONFIG_SIZE, CONFIG_STRING, CONFIG_BOOL };
+
+typedef struct config_var {
+    const char *name;    /* environment variable, e.g. "CREDO_FC" */
+    int type;            /* enum config_type */
+    const char *defval;  /* default, as text */
+    const char *doc;     /* one line */
+} config_var;
+
+/* The values in force in this process (filled by config_load). */
+typedef struct credo_config {
+    char fc[16];               /* CREDO_FC: none | static | dynamic */
+    uint32_t slot_size;        /* CREDO_SLOT_SIZE: bytes per mailbox slot */
+    uint32_t slots_per_peer;   /* CREDO_SLOTS_PER_PEER: S */
+    uint32_t credit_slots;     /* CREDO_CREDIT_SLOTS: C */
+    int fc_report;             /* CREDO_FC_REPORT */
+    size_t eager_limit;        /* CREDO_EAGER_LIMIT: largest eager message, bytes */
+    int cma;                   /* CREDO_CMA: 1 = use process_vm_readv when the kernel allows */
+    size_t copy_chunk;         /* CREDO_COPY_CHUNK: pipelined-copy chunk when CMA is unavailable */
+    uint32_t spin_polls;       /* CREDO_SPIN_POLLS: idle polls before yielding */
+    uint32_t yield_us;         /* CREDO_YIELD_US: idle time spent yielding before sleeping */
+    int debug;                 /* CREDO_DEBUG */
+} credo_config;
+
+extern credo_config credo_cfg;
+
+/* The table, terminated by a {NULL} entry. */
+extern const config_var credo_config_vars[];
+
+/* Parses the environment into credo_cfg; 0 on success, -1 with a reason naming the variable. */
+int config_load(char *err, size_t errlen);
+/* Current value of variable `name` as text (after config_load, or the default before). */
+const char *config_value(const char *name, char *buf, size_t len);
+
+#endif

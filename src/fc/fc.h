@@ -1,0 +1,92 @@
+/* src/fc/fc.h — the contract of an end-to-end credit flow-control scheme (none, static, dynamic).
+ * Schemes are pure state machines: no I/O, no clock, no transport headers; the same code runs in
+ * libcredo (driven by the shm transport) and in credosim (driven by simulated events). */
+#ifndef CREDO_FC_H
+#define CREDO_FC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Units: one credit = one mailbox slot. Peers are identified by job rank (0..nranks-1); a rank
+ * never sends to itself through the mailbox, so a scheme may ignore peer == self. */
+
+typedef struct fc_params {
+    uint32_t nranks;         /* processes in the job (potential senders per receiver = nranks-1) */
+    uint32_t self;           /* this process' rank */
+    uint32_t slots_per_peer; /* S: receive-buffer slots per potential sender, data + credit region */
+    uint32_t credit_slots;   /* C: credit-region slots per peer (thesis default 2) */
+} fc_params;
+
+/* Control packets a scheme asks the transport to send. */
+enum fc_ctrl_kind {
+    FC_CTRL_CREDIT = 1,   /* explicit credit return; consumes no credit, lands in the credit region */
+    FC_CTRL_REQUEST = 2,  /* dynamic: compulsory credit return request (needs a credit) */
+    FC_CTRL_RESPONSE = 3, /* dynamic: compulsory credit return response (needs a credit) */
+};
+
+typedef struct fc_ctrl {
+    uint32_t peer;  /* destination of the control packet */
+    uint32_t value; /* credits returned / requested amount */
+    uint8_t kind;   /* enum fc_ctrl_kind */
+} fc_ctrl;
+
+/* Counters a scheme keeps itself (the transport adds time-based ones). */
+typedef struct fc_counters {
+    uint64_t data_packets_sent;     /* data packets that consumed a credit */
+    uint64_t credit_packets_sent;   /* explicit FC_CTRL_CREDIT packets emitted */
+    uint64_t piggybacked_returns;   /* data messages that carried returned credits */
+    uint64_t piggybacked_credits;   /* credits returned that way */
+    uint64_t compulsory_requests;   /* dynamic only */
+    uint64_t compulsory_responses;  /* dynamic only */
+    uint64_t credits_stolen;        /* dynamic only */
+    uint64_t monitoring_points;     /* dynamic only */
+    uint64_t retrieved_packets;     /* data packets released by the receiver side */
+} fc_counters;
+
+typedef struct fc_state fc_state; /* opaque, allocated by fc_create */
+
+typedef struct fc_ops {
+    const char *name;
+    /* Mailbox slots a receiver needs for these parameters (the logical bound on occupancy). */
+    uint32_t (*mailbox_slots)(const fc_params *p);
+    /* Returns 0 and a new state, or -1 on invalid parameters (err gets a one-line reason). */
+    int (*create)(const fc_params *p, fc_state **out, char *err, size_t errlen);
+    void (*destroy)(fc_state *st);
+
+    /* Sender side. Grants up to `want` data packets to `dest` now and consumes their credits;
+     * returns how many were granted (0 = the send must be delayed). */
+    uint32_t (*acquire)(fc_state *st, uint32_t dest, uint32_t want);
+    /* Sender side of a data message to `dest`: credits (owed by this process as a receiver of
+     * `dest`) to piggyback on it; the scheme treats them as returned. 0 = nothing to piggyback. */
+    uint32_t (*piggyback_take)(fc_state *st, uint32_t dest);
+
+    /* A control packet (kind, value) from `from` was retrieved from this process' mailbox.
+     * Piggybacked credits are delivered as kind FC_CTRL_CREDIT too (with piggyback = 1). */
+    void (*on_ctrl)(fc_state *st, uint32_t from, uint8_t kind, uint32_t value, int piggyback);
+    /* Receiver side: `npkts` data packets from `src` were retrieved *and released* (their data no
+     * longer needs to be held on the sender's quota). May queue control packets. */
+    void (*on_retrieved)(fc_state *st, uint32_t src, uint32_t npkts);
+
+    /* Pops the next control packet to send; returns 1 if *out was filled, 0 if none. Packets that
+     * need a credit (REQUEST/RESPONSE) are only emitted once the scheme has taken that credit. */
+    int (*next_ctrl)(fc_state *st, fc_ctrl *out);
+
+    const fc_counters *(*counters)(const fc_state *st);
+    /* Bytes of flow-control state held by this process (for the thesis' 4n+2 / 150n comparison). */
+    size_t (*state_bytes)(const fc_state *st);
+} fc_ops;
+
+extern const fc_ops fc_none_ops;
+extern const fc_ops fc_static_ops;
+extern const fc_ops fc_dynamic_ops; /* may be absent until the dynamic scheme lands */
+
+/* Looks a scheme up by name ("none", "static", "dynamic"); NULL if unknown. */
+const fc_ops *fc_lookup(const char *name);
+
+/* Eq. 5.1 of the thesis: threshold = (Q div (C+1)) + 1. */
+static inline uint32_t fc_static_threshold(uint32_t quota, uint32_t credit_slots)
+{
+    return quota / (credit_slots + 1u) + 1u;
+}
+
+#endif

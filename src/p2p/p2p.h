@@ -1,0 +1,84 @@
+/* src/p2p/p2p.h — point-to-point messaging over the transports: matching, eager, rendezvous.
+ * Speaks job ranks, bytes and context ids; datatypes, communicators and MPI error codes live above. */
+#ifndef CREDO_P2P_H
+#define CREDO_P2P_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define P2P_ANY_SOURCE (-1)
+#define P2P_ANY_TAG (-1)
+
+/* Error codes carried in p2p_status.error and returned by calls (0 = success). */
+enum p2p_err {
+    P2P_OK = 0,
+    P2P_ERR_TRUNCATE = 1, /* message longer than the receive buffer: first `bytes` delivered */
+    P2P_ERR_NOMEM = 2,
+    P2P_ERR_ARG = 3,
+    P2P_ERR_INTERN = 4,
+};
+
+enum p2p_send_mode { P2P_MODE_STANDARD = 0, P2P_MODE_SYNC = 1, P2P_MODE_READY = 2 };
+
+enum p2p_req_kind { P2P_REQ_SEND = 1, P2P_REQ_RECV = 2, P2P_REQ_GENERIC = 3 };
+
+typedef struct p2p_status {
+    int source;    /* job rank of the sender */
+    int tag;
+    int error;     /* enum p2p_err */
+    int cancelled;
+    size_t bytes;  /* bytes delivered into the receive buffer (or message size for probe) */
+} p2p_status;
+
+typedef struct p2p_req p2p_req;
+typedef void (*p2p_complete_fn)(p2p_req *req);
+
+/* The public part of a request; the transport-private part follows it in memory. */
+struct p2p_req {
+    volatile int done;        /* set to 1 (after status is final) when the operation completes */
+    uint8_t kind;             /* enum p2p_req_kind */
+    p2p_status status;
+    /* Upper-layer hook: called once, from progress, right after completion (before done is
+     * observed by a waiter). Used for unpacking derived datatypes and by GOAL/collectives. */
+    p2p_complete_fn on_complete;
+    void *upper;              /* free for the layer that created the request */
+    uint64_t upper_data[4];   /* ditto (e.g. MPI keeps comm, datatype, count here) */
+};
+
+/* Initialised by credo core after the transports; torn down before them. */
+int p2p_init(void);
+void p2p_finalize(void);
+
+/* Non-blocking send of `bytes` contiguous bytes to job rank `dest` (which may be this rank). */
+int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode,
+              p2p_req **out);
+/* Non-blocking receive; src may be P2P_ANY_SOURCE and tag P2P_ANY_TAG (tag must be >= 0 on send). */
+int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req **out);
+/* Non-blocking probe: *flag = 1 and *st filled (bytes = message size) if a match is waiting. */
+int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st);
+/* Cancels a pending receive: returns 1 if it was cancelled (status.cancelled set, req done),
+ * 0 if it had already matched (it will complete normally). Sends cannot be cancelled: returns 0. */
+int p2p_cancel(p2p_req *req);
+
+/* A request completed by an upper layer (non-blocking collectives, generalized requests). */
+p2p_req *p2p_req_generic(void);
+void p2p_req_complete(p2p_req *req);
+/* Releases a request. A still-pending request is released when it completes (MPI_Request_free). */
+void p2p_req_free(p2p_req *req);
+
+/* Progress: one pass over the mailbox, delayed sends and rendezvous; returns events handled. */
+int p2p_progress(void);
+
+/* Waiting policy: spin, then yield, then sleep on the mailbox doorbell (see docs/ARCHITECTURE.md).
+ * Usage: p2p_waiter w = P2P_WAITER_INIT; while (!cond) p2p_wait_step(&w); */
+typedef struct p2p_waiter {
+    uint32_t idle_polls;
+    uint64_t idle_since_ns;
+} p2p_waiter;
+#define P2P_WAITER_INIT {0, 0}
+void p2p_wait_step(p2p_waiter *w);
+
+/* Convenience: block until req->done. */
+void p2p_wait(p2p_req *req);
+
+#endif
