@@ -81,4 +81,12 @@ void p2p_wait_step(p2p_waiter *w);
 /* Convenience: block until req->done. */
 void p2p_wait(p2p_req *req);
 
+/* Blocking send and receive (a request from the free list, waited on and released). */
+int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode);
+int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st);
+
+/* This process' job rank and the job size (valid after p2p_init). */
+int p2p_rank(void);
+int p2p_size(void);
+
 #endif

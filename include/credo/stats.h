@@ -1,0 +1,39 @@
+/* credo/stats.h — credo's flow-control statistics for applications and tools (credo extension).
+ * Counters are per process (this rank); they are also printed at finalize with CREDO_FC_REPORT=1. */
+#ifndef CREDO_STATS_H
+#define CREDO_STATS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct credo_fc_stats {
+    char scheme[16];                /* "none", "static", "dynamic" */
+    uint64_t mailbox_slots;         /* the logical bound on this rank's mailbox occupancy */
+    uint64_t peak_occupancy;        /* highest occupancy observed (slots; sampled by the owner) */
+    uint64_t data_packets_sent;     /* mailbox packets that needed a credit */
+    uint64_t credit_packets_sent;   /* explicit credit packets */
+    uint64_t piggybacked_returns;   /* messages that carried returned credits */
+    uint64_t piggybacked_credits;   /* credits returned that way */
+    uint64_t delayed_sends;         /* sends that found no credit (or no ring space) and were queued */
+    uint64_t delay_ns;              /* total time those sends spent queued */
+    uint64_t unexpected_peak_bytes; /* highest payload bytes held in unexpected messages */
+    uint64_t packets_received;      /* mailbox packets retrieved by this rank */
+    uint64_t held_peak_slots;       /* highest number of slots charged to unmatched messages */
+    uint64_t compulsory_requests;   /* dynamic scheme */
+    uint64_t compulsory_responses;  /* dynamic scheme */
+    uint64_t credits_stolen;        /* dynamic scheme */
+    uint64_t monitoring_points;     /* dynamic scheme */
+    uint64_t fc_state_bytes;        /* bytes of flow-control state in this process */
+    uint64_t spilled_slots;         /* credits released early to break a matching deadlock */
+} credo_fc_stats;
+
+/* Fills *out with this rank's counters; 0 on success, -1 if credo is not initialised. */
+int credo_fc_stats_get(credo_fc_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,145 @@
+/* src/core/config.c — the table of CREDO_* settings and its parser.
+ * One entry per variable: name, type, default and one line of documentation, used everywhere else. */
+#include "core/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+credo_config credo_cfg;
+
+const config_var credo_config_vars[] = {
+    {"CREDO_FC", CONFIG_STRING, "static", "flow-control scheme: none, static or dynamic"},
+    {"CREDO_SLOT_SIZE", CONFIG_INT, "64", "bytes per mailbox slot (power of two, 64..4096); 1 credit = 1 slot"},
+    {"CREDO_SLOTS_PER_PEER", CONFIG_INT, "57",
+     "receive buffer per potential sender, S (data + credit region; thesis optimum 57 for C=2)"},
+    {"CREDO_CREDIT_SLOTS", CONFIG_INT, "2", "credit-region slots per peer, C"},
+    {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize"},
+    {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "4096", "largest message sent eagerly through the mailbox, bytes"},
+    {"CREDO_CMA", CONFIG_BOOL, "1",
+     "pull rendezvous data with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
+    {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
+    {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
+     "idle polls before a waiting rank starts yielding (0 = auto: long when ranks <= cores, short otherwise)"},
+    {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
+    {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
+    {NULL, 0, NULL, NULL},
+};
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-')
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0')
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static const char *var_text(const config_var *v)
+{
+    const char *e = getenv(v->name);
+    return (e && *e) ? e : v->defval;
+}
+
+int config_load(char *err, size_t errlen)
+{
+    credo_config c;
+    memset(&c, 0, sizeof c);
+    for (const config_var *v = credo_config_vars; v->name; v++) {
+        const char *text = var_text(v);
+        size_t num = 0;
+        if (v->type == CONFIG_BOOL) {
+            if (strcmp(text, "1") == 0 || strcmp(text, "yes") == 0 || strcmp(text, "true") == 0 ||
+                strcmp(text, "on") == 0)
+                num = 1;
+            else if (strcmp(text, "0") == 0 || strcmp(text, "no") == 0 || strcmp(text, "false") == 0 ||
+                     strcmp(text, "off") == 0)
+                num = 0;
+            else {
+                snprintf(err, errlen, "%s=%s: expected 0 or 1", v->name, text);
+                return -1;
+            }
+        } else if (v->type == CONFIG_INT || v->type == CONFIG_SIZE) {
+            if (parse_size(text, &num) != 0 || (v->type == CONFIG_INT && num > 0x7fffffffu)) {
+                snprintf(err, errlen, "%s=%s: expected a non-negative %s", v->name, text,
+                         v->type == CONFIG_SIZE ? "size in bytes (suffix k, m, g allowed)" : "integer");
+                return -1;
+            }
+        }
+        if (strcmp(v->name, "CREDO_FC") == 0) {
+            if (strcmp(text, "none") && strcmp(text, "static") && strcmp(text, "dynamic")) {
+                snprintf(err, errlen, "CREDO_FC=%s: expected none, static or dynamic", text);
+                return -1;
+            }
+            snprintf(c.fc, sizeof c.fc, "%s", text);
+        } else if (strcmp(v->name, "CREDO_SLOT_SIZE") == 0) {
+            if (num < 64 || num > 4096 || (num & (num - 1))) {
+                snprintf(err, errlen, "CREDO_SLOT_SIZE=%s: expected a power of two from 64 to 4096", text);
+                return -1;
+            }
+            c.slot_size = (uint32_t)num;
+        } else if (strcmp(v->name, "CREDO_SLOTS_PER_PEER") == 0) {
+            if (num < 2 || num > 65535) {
+                snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%s: expected 2..65535", text);
+                return -1;
+            }
+            c.slots_per_peer = (uint32_t)num;
+        } else if (strcmp(v->name, "CREDO_CREDIT_SLOTS") == 0) {
+            if (num < 1 || num > 255) {
+                snprintf(err, errlen, "CREDO_CREDIT_SLOTS=%s: expected 1..255", text);
+                return -1;
+            }
+            c.credit_slots = (uint32_t)num;
+        } else if (strcmp(v->name, "CREDO_FC_REPORT") == 0) {
+            c.fc_report = (int)num;
+        } else if (strcmp(v->name, "CREDO_EAGER_LIMIT") == 0) {
+            if (num > (1u << 20)) {
+                snprintf(err, errlen, "CREDO_EAGER_LIMIT=%s: at most 1 MiB", text);
+                return -1;
+            }
+            c.eager_limit = num;
+        } else if (strcmp(v->name, "CREDO_CMA") == 0) {
+            c.cma = (int)num;
+        } else if (strcmp(v->name, "CREDO_COPY_CHUNK") == 0) {
+            if (num < 4096 || num > (64u << 20)) {
+                snprintf(err, errlen, "CREDO_COPY_CHUNK=%s: expected 4k..64m", text);
+                return -1;
+            }
+            c.copy_chunk = num;
+        } else if (strcmp(v->name, "CREDO_SPIN_POLLS") == 0) {
+            c.spin_polls = (uint32_t)num;
+        } else if (strcmp(v->name, "CREDO_YIELD_US") == 0) {
+            c.yield_us = (uint32_t)num;
+        } else if (strcmp(v->name, "CREDO_DEBUG") == 0) {
+            c.debug = (int)num;
+        }
+    }
+    if (c.slots_per_peer <= c.credit_slots && strcmp(c.fc, "none") != 0) {
+        snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%u must exceed CREDO_CREDIT_SLOTS=%u", c.slots_per_peer,
+                 c.credit_slots);
+        return -1;
+    }
+    credo_cfg = c;
+    return 0;
+}
+
+const char *config_value(const char *name, char *buf, size_t len)
+{
+    for (const config_var *v = credo_config_vars; v->name; v++)
+        if (strcmp(v->name, name) == 0) {
+            snprintf(buf, len, "%s", var_text(v));
+            return buf;
+        }
+    return NULL;
+}

@@ -1,0 +1,989 @@
+/* src/p2p/p2p.c — the point-to-point engine: MPI matching over the mailbox, eager messages cut into
+ * credit-consuming slots, rendezvous pulled by the receiver (CMA, or a pipelined shm copy), progress. */
+#include "p2p/p2p_impl.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "core/config.h"
+#include "core/core.h"
+
+p2p_engine P;
+
+#define FIRST_OFF (sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr)) /* 24: payload offset in a first slot */
+#define CONT_OFF (sizeof(mbox_slot_hdr))                         /* 8: payload offset in other slots */
+#define MAX_CHUNK_SLOTS 255u                                      /* nslots is one byte */
+#define POLL_BUDGET 64
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Requests */
+
+static preq *req_alloc(uint8_t kind)
+{
+    preq *r = P.free_reqs;
+    if (__builtin_expect(r != NULL, 1))
+        P.free_reqs = r->next;
+    else if (!(r = malloc(sizeof *r)))
+        return NULL;
+    memset(r, 0, sizeof *r);
+    r->pub.kind = kind;
+    return r;
+}
+
+static void req_release(preq *r)
+{
+    r->state = PREQ_FREE;
+    r->next = P.free_reqs;
+    P.free_reqs = r;
+}
+
+/* Completion: status is final, run the upper layer's hook, then publish done. */
+static void req_complete(preq *r)
+{
+    r->state = PREQ_DONE;
+    if (r->pub.on_complete)
+        r->pub.on_complete(&r->pub);
+    r->pub.done = 1;
+    if (r->user_freed)
+        req_release(r);
+}
+
+p2p_req *p2p_req_generic(void)
+{
+    preq *r = req_alloc(P2P_REQ_GENERIC);
+    return r ? &r->pub : NULL;
+}
+
+void p2p_req_complete(p2p_req *req)
+{
+    req_complete((preq *)req);
+}
+
+void p2p_req_free(p2p_req *req)
+{
+    preq *r = (preq *)req;
+    if (r->pub.done)
+        req_release(r);
+    else
+        r->user_freed = 1;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Flow-control glue */
+
+static void send_fc_ctrl_packets(void);
+
+/* n data packets from src are released (retrieved and no longer held): their credits may go back. */
+static inline void fc_release(int src, uint32_t n)
+{
+    if (P.fc_credits) {
+        P.fc->on_retrieved(P.fcs, (uint32_t)src, n);
+        send_fc_ctrl_packets();
+    }
+}
+
+static void held_add(uint32_t n, size_t bytes)
+{
+    P.held_slots += n;
+    P.unexpected_bytes += bytes;
+    if (P.held_slots > P.st.held_peak_slots)
+        P.st.held_peak_slots = P.held_slots;
+    if (P.unexpected_bytes > P.st.unexpected_peak_bytes)
+        P.st.unexpected_peak_bytes = P.unexpected_bytes;
+}
+
+static void held_sub(uint32_t n, size_t bytes)
+{
+    P.held_slots -= n;
+    P.unexpected_bytes -= bytes;
+}
+
+/* Writes a one-slot control packet (flow control) without taking a credit: the scheme guarantees its
+ * slot (thesis §5.2, the credit region). */
+static void write_fc_packet(int dest, uint8_t kind, uint32_t value)
+{
+    mbox *mb = &P.peer[dest];
+    uint64_t idx = mbox_reserve(mb, 1);
+    mbox_fill_hdr(mb, idx, (uint16_t)P.rank, kind, 1);
+    memcpy(mbox_slot(mb, idx) + CONT_OFF, &value, sizeof value);
+    mbox_publish(mb, idx);
+    mbox_doorbell(mb);
+}
+
+static void send_fc_ctrl_packets(void)
+{
+    fc_ctrl c;
+    while (P.fc->next_ctrl(P.fcs, &c)) {
+        uint8_t kind = c.kind == FC_CTRL_CREDIT    ? MBOX_PKT_FC_CREDIT
+                       : c.kind == FC_CTRL_REQUEST ? MBOX_PKT_FC_REQUEST
+                                                   : MBOX_PKT_FC_RESPONSE;
+        write_fc_packet((int)c.peer, kind, c.value);
+    }
+}
+
+/* Reserves n slots at dest after flow control granted them; 0 if the ring is full (none scheme). */
+static inline int reserve_slots(int dest, uint32_t n, uint64_t *idx)
+{
+    mbox *mb = &P.peer[dest];
+    if (P.fc_credits) {
+        *idx = mbox_reserve(mb, n);
+        return 1;
+    }
+    return mbox_try_reserve(mb, n, &P.cached_head[dest], idx);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Send side */
+
+static void activate(int dest)
+{
+    if (!P.dq[dest].active) {
+        P.dq[dest].active = 1;
+        P.active[P.nactive++] = dest;
+    }
+}
+
+/* Tries to write one control item (FIN, CTS, COPY_*) to dest; each takes one credit. */
+static int try_write_ctrl(int dest, const ctrl_item *c)
+{
+    if (P.fc_credits && P.fc->acquire(P.fcs, (uint32_t)dest, 1) == 0)
+        return 0;
+    uint64_t idx;
+    if (!reserve_slots(dest, 1, &idx))
+        return 0;
+    mbox *mb = &P.peer[dest];
+    mbox_fill_hdr(mb, idx, (uint16_t)P.rank, c->kind, 1);
+    uint64_t words[4] = {c->a, c->b, c->c, c->d};
+    memcpy(mbox_slot(mb, idx) + CONT_OFF, words, sizeof words);
+    mbox_publish(mb, idx);
+    mbox_doorbell(mb);
+    P.st.data_packets_sent++;
+    return 1;
+}
+
+static int queue_ctrl(int dest, uint8_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    ctrl_item it = {NULL, kind, a, b, c, d};
+    dest_queue *q = &P.dq[dest];
+    if (!q->chead && try_write_ctrl(dest, &it))
+        return 0;
+    ctrl_item *p = malloc(sizeof *p);
+    if (!p)
+        return P2P_ERR_NOMEM;
+    *p = it;
+    if (q->ctail)
+        q->ctail->next = p;
+    else
+        q->chead = p;
+    q->ctail = p;
+    activate(dest);
+    return 0;
+}
+
+/* Writes as much of send request s as flow control allows. Returns 1 when the whole message (eager)
+ * or the RTS (rendezvous) is written, 0 if it must wait for credits or ring room. */
+static int send_push(preq *s)
+{
+    int dest = s->peer;
+    mbox *mb = &P.peer[dest];
+    for (;;) {
+        size_t first_off = s->started ? CONT_OFF : FIRST_OFF;
+        uint32_t need;
+        size_t remaining = s->len - s->off;
+        if (s->rndv)
+            need = 1;
+        else
+            need = mbox_slots_for(mb, first_off, remaining);
+        if (need > MAX_CHUNK_SLOTS)
+            need = MAX_CHUNK_SLOTS;
+        uint32_t got = need;
+        if (P.fc_credits) {
+            got = P.fc->acquire(P.fcs, (uint32_t)dest, need);
+            if (got == 0)
+                goto refused;
+        }
+        uint64_t idx;
+        if (!reserve_slots(dest, got, &idx))
+            goto refused;
+        P.st.data_packets_sent += got;
+        unsigned char *first = mbox_slot(mb, idx);
+        if (!s->started) {
+            mbox_msg_hdr mh;
+            mh.tag = s->tag;
+            mh.ctx = s->ctx;
+            mh.len = (uint32_t)s->len;
+            mh.flags = s->mode == P2P_MODE_SYNC ? MBOX_MSG_SYNC : 0;
+            mh.piggy = 0;
+            if (P.fc_credits) {
+                uint32_t pg = P.fc->piggyback_take(P.fcs, (uint32_t)dest);
+                mh.piggy = (uint16_t)pg;
+            }
+            memcpy(first + sizeof(mbox_slot_hdr), &mh, sizeof mh);
+            mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? MBOX_PKT_RTS : MBOX_PKT_EAGER, (uint8_t)got);
+            if (s->rndv) {
+                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, (uint64_t)(uintptr_t)s};
+                memcpy(first + FIRST_OFF, &rd, sizeof rd);
+            }
+        } else {
+            mbox_fill_hdr(mb, idx, (uint16_t)P.rank, MBOX_PKT_EAGER_CONT, (uint8_t)got);
+        }
+        size_t bytes = 0;
+        if (!s->rndv) {
+            bytes = mbox_chunk_bytes(mb, first_off, got);
+            if (bytes > remaining)
+                bytes = remaining;
+            mbox_put_bytes(mb, idx, first_off, s->buf + s->off, bytes);
+        }
+        for (uint32_t i = 1; i < got; i++)
+            mbox_mark(mb, idx + i);
+        mbox_publish(mb, idx);
+        mbox_doorbell(mb);
+        s->started = 1;
+        s->off += bytes;
+        if (s->rndv || s->off == s->len) {
+            if (s->delay_t0) {
+                P.st.delay_ns += now_ns() - s->delay_t0;
+                s->delay_t0 = 0;
+            }
+            return 1;
+        }
+        continue;
+    refused:
+        if (!s->delay_t0) {
+            s->delay_t0 = now_ns();
+            P.st.delayed_sends++;
+        }
+        return 0;
+    }
+}
+
+static void send_written(preq *s)
+{
+    if (s->rndv) {
+        s->state = PREQ_SEND_WAIT_FIN;
+    } else {
+        s->pub.status.bytes = s->len;
+        req_complete(s);
+    }
+}
+
+/* Pushes queued work of one destination in order; returns events handled. */
+static int dest_drain(int dest)
+{
+    dest_queue *q = &P.dq[dest];
+    int n = 0;
+    while (q->chead) {
+        if (!try_write_ctrl(dest, q->chead))
+            return n;
+        ctrl_item *c = q->chead;
+        q->chead = c->next;
+        if (!q->chead)
+            q->ctail = NULL;
+        free(c);
+        n++;
+    }
+    while (q->head) {
+        preq *s = q->head;
+        if (!send_push(s))
+            return n;
+        q->head = s->next;
+        if (!q->head)
+            q->tail = NULL;
+        send_written(s);
+        n++;
+    }
+    return n;
+}
+
+static int push_pending(void)
+{
+    int n = 0;
+    for (int i = 0; i < P.nactive;) {
+        int d = P.active[i];
+        n += dest_drain(d);
+        if (!P.dq[d].head && !P.dq[d].chead) {
+            P.dq[d].active = 0;
+            P.active[i] = P.active[--P.nactive];
+        } else {
+            i++;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Matching */
+
+static inline int match_env(int want_src, int want_tag, uint32_t want_ctx, int src, int tag, uint32_t ctx)
+{
+    return ctx == want_ctx && (want_src == src || want_src == P2P_ANY_SOURCE) &&
+           (want_tag == tag || want_tag == P2P_ANY_TAG);
+}
+
+static preq *posted_match(int src, int tag, uint32_t ctx)
+{
+    for (preq *r = P.posted_head; r; r = r->next)
+        if (match_env(r->peer, r->tag, r->ctx, src, tag, ctx)) {
+            if (r->prev)
+                r->prev->next = r->next;
+            else
+                P.posted_head = r->next;
+            if (r->next)
+                r->next->prev = r->prev;
+            else
+                P.posted_tail = r->prev;
+            return r;
+        }
+    return NULL;
+}
+
+static void posted_append(preq *r)
+{
+    r->next = NULL;
+    r->prev = P.posted_tail;
+    if (P.posted_tail)
+        P.posted_tail->next = r;
+    else
+        P.posted_head = r;
+    P.posted_tail = r;
+}
+
+static void posted_remove(preq *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        P.posted_head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        P.posted_tail = r->prev;
+}
+
+/* Finds (and with take=1 unlinks) the oldest unexpected message matching the envelope. */
+static uexp *uexp_find(int src, int tag, uint32_t ctx, int take)
+{
+    uexp *best = NULL, *best_prev = NULL;
+    int lo = src == P2P_ANY_SOURCE ? 0 : src, hi = src == P2P_ANY_SOURCE ? P.size - 1 : src;
+    for (int s = lo; s <= hi; s++) {
+        uexp *prev = NULL;
+        for (uexp *u = P.uq[s].head; u; prev = u, u = u->next)
+            if (match_env(src, tag, ctx, u->src, u->tag, u->ctx)) {
+                if (!best || u->seq < best->seq) {
+                    best = u;
+                    best_prev = prev;
+                }
+                break; /* first match of this source is its oldest */
+            }
+    }
+    if (best && take) {
+        uexp_list *l = &P.uq[best->src];
+        if (best_prev)
+            best_prev->next = best->next;
+        else
+            l->head = best->next;
+        if (l->tail == best)
+            l->tail = best_prev;
+    }
+    return best;
+}
+
+static void uexp_append(uexp *u)
+{
+    uexp_list *l = &P.uq[u->src];
+    u->next = NULL;
+    u->seq = P.uexp_seq++;
+    if (l->tail)
+        l->tail->next = u;
+    else
+        l->head = u;
+    l->tail = u;
+}
+
+/* Copies `n` bytes that sit at message offset `moff` into a receive buffer of r->len bytes,
+ * dropping whatever lies beyond the buffer (truncation never writes past it). */
+static inline size_t clip(const preq *r, size_t moff, size_t n)
+{
+    if (moff >= r->len)
+        return 0;
+    return n < r->len - moff ? n : r->len - moff;
+}
+
+static void recv_finish(preq *r, int src, int tag, size_t mlen)
+{
+    r->pub.status.source = src;
+    r->pub.status.tag = tag;
+    r->pub.status.bytes = mlen < r->len ? mlen : r->len;
+    r->pub.status.error = mlen > r->len ? P2P_ERR_TRUNCATE : P2P_OK;
+    req_complete(r);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Rendezvous */
+
+static void rndv_copy_request(preq *r, int src, uint64_t sreq, size_t n);
+
+/* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB. */
+static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, uint64_t sreq)
+{
+    size_t n = mlen < r->len ? mlen : r->len;
+    r->peer = src;
+    r->tag = tag;
+    r->mlen = mlen;
+    if (P.cma_ok && n > 0) {
+        size_t done = 0;
+        while (done < n) {
+            struct iovec l = {r->buf + done, n - done}, rem = {(void *)(uintptr_t)(raddr + done), n - done};
+            ssize_t got = process_vm_readv(P.pid[src], &l, 1, &rem, 1, 0);
+            if (got > 0) {
+                done += (size_t)got;
+                continue;
+            }
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+                P.cma_ok = 0; /* the kernel refuses: use the pipelined copy from now on */
+                break;
+            }
+            credo_abort(1, "rendezvous from rank %d: process_vm_readv failed: %s", src, strerror(errno));
+        }
+        if (P.cma_ok) {
+            queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+            recv_finish(r, src, tag, mlen);
+            return;
+        }
+    }
+    if (n == 0) {
+        queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+        recv_finish(r, src, tag, mlen);
+        return;
+    }
+    rndv_copy_request(r, src, sreq, n);
+}
+
+/* CMA unavailable: ask the sender to stream n bytes through its staging buffers. */
+static void rndv_copy_request(preq *r, int src, uint64_t sreq, size_t n)
+{
+    r->state = PREQ_RECV_ACTIVE;
+    r->off = 0;
+    queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)r, n, 0);
+}
+
+static int copy_progress(void)
+{
+    copy_job *j = P.copy_head;
+    if (!j)
+        return 0;
+    int n = 0;
+    for (int h = 0; h < 2 && j->staged < j->total; h++) {
+        if (j->half_busy[h])
+            continue;
+        size_t len = j->total - j->staged;
+        if (len > P.copy_chunk)
+            len = P.copy_chunk;
+        memcpy(P.staging + (size_t)h * P.copy_chunk, j->sreq->buf + j->staged, len);
+        j->half_busy[h] = 1;
+        /* COPY_DATA: a = receiver request, b = offset, c = length, d = half */
+        queue_ctrl(j->dest, MBOX_PKT_COPY_DATA, j->rreq, j->staged, len, (uint64_t)h);
+        j->staged += len;
+        n++;
+    }
+    return n;
+}
+
+static void copy_ack(uint64_t half, size_t len)
+{
+    copy_job *j = P.copy_head;
+    if (!j)
+        credo_abort(1, "internal error: pipelined-copy acknowledgement without a transfer");
+    j->half_busy[half & 1] = 0;
+    j->acked += len;
+    if (j->acked == j->total) {
+        preq *s = j->sreq;
+        P.copy_head = j->next;
+        if (!P.copy_head)
+            P.copy_tail = NULL;
+        free(j);
+        s->pub.status.bytes = s->len;
+        req_complete(s);
+    }
+    copy_progress();
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Receive side: the mailbox poll */
+
+/* Delivers the first chunk of an eager message (kind EAGER) that starts at slot idx. */
+static void on_eager(int src, uint64_t idx, uint32_t ns)
+{
+    mbox *mb = &P.self;
+    mbox_msg_hdr mh;
+    memcpy(&mh, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), sizeof mh);
+    if (mh.piggy && P.fc_credits) {
+        P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
+        send_fc_ctrl_packets();
+    }
+    size_t chunk = mbox_chunk_bytes(mb, FIRST_OFF, ns);
+    if (chunk > mh.len)
+        chunk = mh.len;
+    preq *r = posted_match(src, mh.tag, mh.ctx);
+    if (r) {
+        mbox_get_bytes(mb, idx, FIRST_OFF, r->buf, clip(r, 0, chunk));
+        fc_release(src, ns);
+        if (chunk == mh.len) {
+            recv_finish(r, src, mh.tag, mh.len);
+        } else {
+            r->state = PREQ_RECV_ACTIVE;
+            r->peer = src;
+            r->tag = mh.tag;
+            r->off = chunk;
+            r->mlen = mh.len;
+            P.rs[src] = (reasm){r, NULL, mh.len - chunk};
+        }
+        return;
+    }
+    uexp *u = malloc(sizeof *u + mh.len);
+    if (!u)
+        credo_abort(1, "out of memory holding an unexpected message of %u bytes from rank %d", mh.len, src);
+    u->src = src;
+    u->tag = mh.tag;
+    u->ctx = mh.ctx;
+    u->kind = UEXP_EAGER;
+    u->held = ns;
+    u->len = mh.len;
+    u->received = chunk;
+    u->self_send = NULL;
+    mbox_get_bytes(mb, idx, FIRST_OFF, u->data, chunk);
+    held_add(ns, mh.len);
+    uexp_append(u);
+    if (chunk < mh.len)
+        P.rs[src] = (reasm){NULL, u, mh.len - chunk};
+}
+
+static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
+{
+    mbox *mb = &P.self;
+    reasm *a = &P.rs[src];
+    size_t chunk = mbox_chunk_bytes(mb, CONT_OFF, ns);
+    if (chunk > a->remaining)
+        chunk = a->remaining;
+    if (a->req) {
+        preq *r = a->req;
+        mbox_get_bytes(mb, idx, CONT_OFF, r->buf + (r->off < r->len ? r->off : r->len), clip(r, r->off, chunk));
+        r->off += chunk;
+        a->remaining -= chunk;
+        fc_release(src, ns);
+        if (a->remaining == 0) {
+            a->req = NULL;
+            recv_finish(r, src, r->tag, r->mlen);
+        }
+    } else if (a->ue) {
+        uexp *u = a->ue;
+        mbox_get_bytes(mb, idx, CONT_OFF, u->data + u->received, chunk);
+        u->received += chunk;
+        u->held += ns;
+        held_add(ns, 0);
+        a->remaining -= chunk;
+        if (a->remaining == 0)
+            a->ue = NULL;
+    } else {
+        credo_abort(1, "protocol error: continuation chunk from rank %d without a message", src);
+    }
+}
+
+static void on_rts(int src, uint64_t idx)
+{
+    mbox *mb = &P.self;
+    unsigned char *slot = mbox_slot(mb, idx);
+    mbox_msg_hdr mh;
+    mbox_rts rd;
+    memcpy(&mh, slot + sizeof(mbox_slot_hdr), sizeof mh);
+    memcpy(&rd, slot + FIRST_OFF, sizeof rd);
+    if (mh.piggy && P.fc_credits) {
+        P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
+        send_fc_ctrl_packets();
+    }
+    preq *r = posted_match(src, mh.tag, mh.ctx);
+    if (r) {
+        fc_release(src, 1);
+        rndv_pull(r, src, mh.tag, rd.addr, (size_t)rd.len, rd.sreq);
+        return;
+    }
+    uexp *u = malloc(sizeof *u);
+    if (!u)
+        credo_abort(1, "out of memory holding a rendezvous request from rank %d", src);
+    u->src = src;
+    u->tag = mh.tag;
+    u->ctx = mh.ctx;
+    u->kind = UEXP_RTS;
+    u->held = 1;
+    u->len = (size_t)rd.len;
+    u->received = 0;
+    u->raddr = rd.addr;
+    u->sreq = rd.sreq;
+    u->self_send = NULL;
+    held_add(1, 0);
+    uexp_append(u);
+}
+
+static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
+{
+    uint64_t w[4];
+    memcpy(w, mbox_slot(&P.self, idx) + CONT_OFF, sizeof w);
+    switch (kind) {
+    case MBOX_PKT_FIN: {
+        preq *s = (preq *)(uintptr_t)w[0];
+        fc_release(src, 1);
+        s->pub.status.bytes = s->len;
+        req_complete(s);
+        break;
+    }
+    case MBOX_PKT_CTS: { /* a = our send request, b = receiver request, c = bytes wanted */
+        fc_release(src, 1);
+        copy_job *j = calloc(1, sizeof *j);
+        if (!j)
+            credo_abort(1, "out of memory starting a pipelined copy to rank %d", src);
+        j->sreq = (preq *)(uintptr_t)w[0];
+        j->sreq->state = PREQ_SEND_COPY;
+        j->rreq = w[1];
+        j->total = (size_t)w[2];
+        j->dest = src;
+        if (P.copy_tail)
+            P.copy_tail->next = j;
+        else
+            P.copy_head = j;
+        P.copy_tail = j;
+        if (P.copy_head == j)
+            copy_progress();
+        break;
+    }
+    case MBOX_PKT_COPY_DATA: { /* a = our receive, b = offset, c = length, d = half */
+        preq *r = (preq *)(uintptr_t)w[0];
+        const unsigned char *stage = (const unsigned char *)P.peer[src].ctl + P.peer[src].ctl->staging_off;
+        size_t half_bytes = (size_t)(P.peer[src].ctl->staging_bytes / 2);
+        memcpy(r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
+        r->off += (size_t)w[2];
+        fc_release(src, 1);
+        queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, 0);
+        if (r->off == (r->mlen < r->len ? r->mlen : r->len))
+            recv_finish(r, r->peer, r->tag, r->mlen);
+        break;
+    }
+    case MBOX_PKT_COPY_ACK:
+        fc_release(src, 1);
+        copy_ack(w[0], (size_t)w[1]);
+        break;
+    default:
+        credo_abort(1, "protocol error: unknown packet kind %u from rank %d", kind, src);
+    }
+}
+
+static void on_fc_packet(int src, uint8_t kind, uint64_t idx)
+{
+    uint32_t value;
+    memcpy(&value, mbox_slot(&P.self, idx) + CONT_OFF, sizeof value);
+    uint8_t fck = kind == MBOX_PKT_FC_CREDIT ? FC_CTRL_CREDIT
+                  : kind == MBOX_PKT_FC_REQUEST ? FC_CTRL_REQUEST
+                                                : FC_CTRL_RESPONSE;
+    P.fc->on_ctrl(P.fcs, (uint32_t)src, fck, value, 0);
+    if (kind != MBOX_PKT_FC_CREDIT)
+        P.fc->on_retrieved(P.fcs, (uint32_t)src, 1); /* requests and responses occupy data slots */
+    send_fc_ctrl_packets();
+}
+
+static int poll_mailbox(void)
+{
+    mbox *mb = &P.self;
+    int n = 0;
+    while (n < POLL_BUDGET) {
+        uint64_t idx = P.head;
+        if (!mbox_ready(mb, idx))
+            break;
+        mbox_slot_hdr *h = mbox_hdr(mb, idx);
+        uint32_t ns = h->nslots ? h->nslots : 1;
+        int src = h->src;
+        uint8_t kind = h->kind;
+        if (__builtin_expect((++P.polled & 7) == 0, 0)) {
+            uint64_t occ = atomic_load_explicit(&mb->ctl->tail, memory_order_relaxed) - idx;
+            if (occ > P.st.peak_occupancy)
+                P.st.peak_occupancy = occ;
+        }
+        switch (kind) {
+        case MBOX_PKT_EAGER:
+            on_eager(src, idx, ns);
+            break;
+        case MBOX_PKT_EAGER_CONT:
+            on_eager_cont(src, idx, ns);
+            break;
+        case MBOX_PKT_RTS:
+            on_rts(src, idx);
+            break;
+        case MBOX_PKT_FC_CREDIT:
+        case MBOX_PKT_FC_REQUEST:
+        case MBOX_PKT_FC_RESPONSE:
+            on_fc_packet(src, kind, idx);
+            break;
+        default:
+            on_ctrl_packet(src, kind, idx);
+            break;
+        }
+        P.st.packets_received += ns;
+        P.head = idx + ns;
+        /* release: writers that check ring room (none scheme) must see our reads of these slots done */
+        atomic_store_explicit(&mb->ctl->head, P.head, memory_order_release);
+        n++;
+    }
+    return n;
+}
+
+int p2p_progress(void)
+{
+    int n = poll_mailbox();
+    if (P.nactive)
+        n += push_pending();
+    if (P.copy_head)
+        n += copy_progress();
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Public operations */
+
+static int send_self(preq *s)
+{
+    preq *r = posted_match(P.rank, s->tag, s->ctx);
+    if (r) {
+        memcpy(r->buf, s->buf, clip(r, 0, s->len));
+        recv_finish(r, P.rank, s->tag, s->len);
+        s->pub.status.bytes = s->len;
+        req_complete(s);
+        return 0;
+    }
+    int buffered = s->len <= P.eager_limit && s->mode != P2P_MODE_SYNC;
+    uexp *u = malloc(sizeof *u + (buffered ? s->len : 0));
+    if (!u)
+        return P2P_ERR_NOMEM;
+    u->src = P.rank;
+    u->tag = s->tag;
+    u->ctx = s->ctx;
+    u->kind = UEXP_SELF;
+    u->held = 0;
+    u->len = s->len;
+    u->received = s->len;
+    u->self_send = buffered ? NULL : s;
+    if (buffered)
+        memcpy(u->data, s->buf, s->len);
+    held_add(0, buffered ? s->len : 0);
+    uexp_append(u);
+    if (buffered) {
+        s->pub.status.bytes = s->len;
+        req_complete(s);
+    } else {
+        s->state = PREQ_SEND_SELF;
+    }
+    return 0;
+}
+
+int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode, p2p_req **out)
+{
+    preq *s = req_alloc(P2P_REQ_SEND);
+    if (!s)
+        return P2P_ERR_NOMEM;
+    s->buf = (unsigned char *)(uintptr_t)buf;
+    s->len = bytes;
+    s->peer = dest;
+    s->tag = tag;
+    s->ctx = ctx;
+    s->mode = (uint8_t)mode;
+    s->pub.status.source = P.rank;
+    s->pub.status.tag = tag;
+    *out = &s->pub;
+    if (dest == P.rank)
+        return send_self(s);
+    s->rndv = bytes > P.eager_limit || mode == P2P_MODE_SYNC || bytes > UINT32_MAX;
+    dest_queue *q = &P.dq[dest];
+    if (__builtin_expect(!q->head, 1) && send_push(s)) {
+        send_written(s);
+        return 0;
+    }
+    s->state = PREQ_SEND_QUEUED;
+    s->next = NULL;
+    if (q->tail)
+        q->tail->next = s;
+    else
+        q->head = s;
+    q->tail = s;
+    activate(dest);
+    return 0;
+}
+
+/* Takes over an unexpected message for receive r. */
+static void uexp_deliver(preq *r, uexp *u)
+{
+    int src = u->src;
+    switch (u->kind) {
+    case UEXP_EAGER: {
+        memcpy(r->buf, u->data, clip(r, 0, u->received));
+        uint32_t held = u->held;
+        held_sub(held, u->len);
+        if (u->received == u->len) {
+            recv_finish(r, src, u->tag, u->len);
+        } else { /* the rest still streams in: later chunks go straight to the user buffer */
+            r->state = PREQ_RECV_ACTIVE;
+            r->peer = src;
+            r->tag = u->tag;
+            r->off = u->received;
+            r->mlen = u->len;
+            P.rs[src].req = r;
+            P.rs[src].ue = NULL;
+        }
+        free(u);
+        fc_release(src, held);
+        return;
+    }
+    case UEXP_RTS:
+        held_sub(1, 0);
+        fc_release(src, 1);
+        rndv_pull(r, src, u->tag, u->raddr, u->len, u->sreq);
+        free(u);
+        return;
+    case UEXP_SELF:
+        if (u->self_send) {
+            preq *s = u->self_send;
+            memcpy(r->buf, s->buf, clip(r, 0, u->len));
+            s->pub.status.bytes = s->len;
+            req_complete(s);
+        } else {
+            memcpy(r->buf, u->data, clip(r, 0, u->len));
+            held_sub(0, u->len);
+        }
+        recv_finish(r, src, u->tag, u->len);
+        free(u);
+        return;
+    }
+}
+
+int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req **out)
+{
+    preq *r = req_alloc(P2P_REQ_RECV);
+    if (!r)
+        return P2P_ERR_NOMEM;
+    r->buf = buf;
+    r->len = bytes;
+    r->peer = src;
+    r->tag = tag;
+    r->ctx = ctx;
+    *out = &r->pub;
+    uexp *u = uexp_find(src, tag, ctx, 1);
+    if (u) {
+        uexp_deliver(r, u);
+        return 0;
+    }
+    r->state = PREQ_RECV_POSTED;
+    posted_append(r);
+    return 0;
+}
+
+int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
+{
+    uexp *u = uexp_find(src, tag, ctx, 0);
+    if (!u) {
+        p2p_progress();
+        u = uexp_find(src, tag, ctx, 0);
+    }
+    *flag = u != NULL;
+    if (u && st) {
+        st->source = u->src;
+        st->tag = u->tag;
+        st->error = 0;
+        st->cancelled = 0;
+        st->bytes = u->len;
+    }
+    return 0;
+}
+
+int p2p_cancel(p2p_req *req)
+{
+    preq *r = (preq *)req;
+    if (r->pub.kind != P2P_REQ_RECV || r->state != PREQ_RECV_POSTED)
+        return 0;
+    posted_remove(r);
+    r->pub.status.cancelled = 1;
+    r->pub.status.bytes = 0;
+    req_complete(r);
+    return 1;
+}
+
+void p2p_wait_step(p2p_waiter *w)
+{
+    if (p2p_progress()) {
+        w->idle_polls = 0;
+        w->idle_since_ns = 0;
+        return;
+    }
+    if (++w->idle_polls < P.spin_polls) {
+        cpu_relax();
+        return;
+    }
+    uint64_t t = now_ns();
+    if (!w->idle_since_ns)
+        w->idle_since_ns = t;
+    if (t - w->idle_since_ns < P.yield_ns) {
+        sched_yield();
+        return;
+    }
+    /* Nothing for a while: sleep on our doorbell. Short sleeps when we wait for room in someone
+     * else's ring (nobody rings us for that) or for a pipelined copy. */
+    mbox_sleep(&P.self, P.head, (P.nactive || P.copy_head) ? 100 : 1000);
+}
+
+void p2p_wait(p2p_req *req)
+{
+    p2p_waiter w = P2P_WAITER_INIT;
+    while (!req->done)
+        p2p_wait_step(&w);
+}
+
+int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode)
+{
+    p2p_req *r;
+    int rc = p2p_isend(buf, bytes, dest, tag, ctx, mode, &r);
+    if (rc)
+        return rc;
+    p2p_wait(r);
+    p2p_req_free(r);
+    return 0;
+}
+
+int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
+{
+    p2p_req *r;
+    int rc = p2p_irecv(buf, bytes, src, tag, ctx, &r);
+    if (rc)
+        return rc;
+    p2p_wait(r);
+    if (st)
+        *st = r->status;
+    rc = r->status.error;
+    p2p_req_free(r);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* src/p2p/p2p_impl.h — private state of the point-to-point engine: requests, unexpected messages,
+ * per-destination send queues and per-source reassembly. Only src/p2p and src/core include it. */
+#ifndef CREDO_P2P_IMPL_H
+#define CREDO_P2P_IMPL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "credo/stats.h"
+#include "fc/fc.h"
+#include "p2p/p2p.h"
+#include "xport/shm_mbox.h"
+
+enum preq_state {
+    PREQ_FREE = 0,
+    PREQ_SEND_QUEUED,   /* in its destination's send queue (not or partly written) */
+    PREQ_SEND_WAIT_FIN, /* RTS written; waits for the receiver to pull */
+    PREQ_SEND_COPY,     /* pipelined-copy rendezvous in progress */
+    PREQ_SEND_SELF,     /* large or synchronous send to self, waiting in the unexpected queue */
+    PREQ_RECV_POSTED,   /* in the posted-receive list */
+    PREQ_RECV_ACTIVE,   /* matched; more eager chunks or copy chunks to come */
+    PREQ_DONE,
+};
+
+typedef struct preq {
+    p2p_req pub; /* first: a p2p_req * is a preq * */
+    struct preq *next, *prev;
+    unsigned char *buf;
+    size_t len;   /* send: message bytes; recv: buffer bytes */
+    size_t off;   /* bytes of the message handled so far */
+    size_t mlen;  /* recv: full message length (for truncation) */
+    int peer;
+    int tag;
+    uint32_t ctx;
+    uint8_t state;
+    uint8_t mode;
+    uint8_t rndv;
+    uint8_t user_freed;
+    uint8_t started; /* send: first chunk written */
+    uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
+} preq;
+
+enum uexp_kind { UEXP_EAGER = 1, UEXP_RTS = 2, UEXP_SELF = 3 };
+
+typedef struct uexp {
+    struct uexp *next;
+    uint64_t seq;        /* arrival order over all sources, for ANY_SOURCE */
+    int src;
+    int tag;
+    uint32_t ctx;
+    uint8_t kind;
+    uint32_t held;       /* mailbox slots charged to this message until it is matched */
+    size_t len;          /* message length */
+    size_t received;     /* eager: bytes arrived so far */
+    uint64_t raddr, sreq; /* rts */
+    preq *self_send;     /* self: the sender's request (large/synchronous) */
+    unsigned char data[]; /* eager and small self payload */
+} uexp;
+
+typedef struct uexp_list {
+    uexp *head, *tail;
+} uexp_list;
+
+/* Control packets waiting for a credit towards one destination (they overtake queued messages). */
+typedef struct ctrl_item {
+    struct ctrl_item *next;
+    uint8_t kind;
+    uint64_t a, b, c, d;
+} ctrl_item;
+
+typedef struct dest_queue {
+    preq *head, *tail;
+    ctrl_item *chead, *ctail;
+    int active;
+} dest_queue;
+
+/* Per-source reassembly of an eager message that arrives in several chunks. */
+typedef struct reasm {
+    preq *req;   /* matched receive, or */
+    uexp *ue;    /* unexpected entry being filled */
+    size_t remaining;
+} reasm;
+
+/* Pipelined-copy rendezvous, sender side (one active transfer at a time, FIFO of waiting ones). */
+typedef struct copy_job {
+    struct copy_job *next;
+    preq *sreq;
+    uint64_t rreq;
+    int dest;
+    size_t total, staged, acked;
+    uint8_t half_busy[2];
+} copy_job;
+
+typedef struct p2p_engine {
+    int rank, size;
+    const fc_ops *fc;
+    fc_state *fcs;
+    int fc_credits; /* 0 for the none scheme: ring room is checked against the owner's head */
+    mbox self;
+    mbox *peer;          /* [size]; peer[rank] unused */
+    pid_t *pid;          /* [size] */
+    uint64_t *cached_head; /* [size], none scheme */
+    uint64_t head;       /* next slot to read in our own mailbox */
+    uint64_t polled;
+    preq *posted_head, *posted_tail;
+    uexp_list *uq;       /* [size] */
+    uint64_t uexp_seq;
+    reasm *rs;           /* [size] */
+    dest_queue *dq;      /* [size] */
+    int *active;         /* ranks with queued work */
+    int nactive;
+    preq *free_reqs;
+    copy_job *copy_head, *copy_tail;
+    size_t copy_chunk;
+    unsigned char *staging; /* our own staging area (2 halves) */
+    int cma_ok;
+    size_t eager_limit;
+    uint32_t spin_polls;
+    uint64_t yield_ns;
+    /* statistics */
+    uint64_t held_slots, unexpected_bytes;
+    credo_fc_stats st;
+} p2p_engine;
+
+extern p2p_engine P;
+
+#endif

@@ -1,0 +1,217 @@
+/* src/p2p/p2p_init.c — wiring the engine at start-up: flow-control scheme, own mailbox, business-card
+ * exchange, attaching peers' mailboxes, CMA detection; and the orderly teardown with the FC report. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "core/config.h"
+#include "core/core.h"
+#include "p2p/p2p_impl.h"
+
+static char seg_name[200];
+
+static void seg_name_of(char *buf, size_t len, int rank)
+{
+    snprintf(buf, len, "/credo.%s.%d", credo_rt.jobid, rank);
+}
+
+int p2p_rank(void)
+{
+    return P.rank;
+}
+
+int p2p_size(void)
+{
+    return P.size;
+}
+
+/* CMA works if we can read the magic word of a neighbour's control block from its address space. */
+static int cma_probe(int peer, uint64_t remote_ctl)
+{
+    uint64_t magic = 0;
+    struct iovec l = {&magic, sizeof magic}, r = {(void *)(uintptr_t)remote_ctl, sizeof magic};
+    ssize_t n = process_vm_readv(P.pid[peer], &l, 1, &r, 1, 0);
+    if (n != (ssize_t)sizeof magic || magic != MBOX_MAGIC) {
+        if (credo_cfg.debug)
+            fprintf(stderr, "credo: rank %d: CMA unavailable (%s): using the pipelined shm copy\n", P.rank,
+                    n < 0 ? strerror(errno) : "short read");
+        return 0;
+    }
+    return 1;
+}
+
+int p2p_init(void)
+{
+    char err[256];
+    memset(&P, 0, sizeof P);
+    P.rank = credo_rt.rank;
+    P.size = credo_rt.size;
+    int n = P.size;
+    P.fc = fc_lookup(credo_cfg.fc);
+    if (!P.fc) {
+        fprintf(stderr, "credo: rank %d: flow-control scheme '%s' is not available in this build\n", P.rank,
+                credo_cfg.fc);
+        return -1;
+    }
+    fc_params fp = {(uint32_t)n, (uint32_t)P.rank, credo_cfg.slots_per_peer, credo_cfg.credit_slots};
+    if (P.fc->create(&fp, &P.fcs, err, sizeof err) != 0) {
+        fprintf(stderr, "credo: rank %d: CREDO_FC=%s: %s\n", P.rank, credo_cfg.fc, err);
+        return -1;
+    }
+    P.fc_credits = strcmp(P.fc->name, "none") != 0;
+    uint32_t bound = P.fc->mailbox_slots(&fp);
+    if (bound < 2)
+        bound = 2;
+    P.eager_limit = credo_cfg.eager_limit;
+    P.copy_chunk = credo_cfg.copy_chunk;
+    P.cma_ok = credo_cfg.cma;
+    P.yield_ns = (uint64_t)credo_cfg.yield_us * 1000u;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    /* Oversubscribed ranks must give the CPU away quickly: the peer they wait for may need it. */
+    P.spin_polls = credo_cfg.spin_polls ? credo_cfg.spin_polls : (n <= cpus ? 200000u : 200u);
+
+    P.peer = calloc((size_t)n, sizeof *P.peer);
+    P.pid = calloc((size_t)n, sizeof *P.pid);
+    P.cached_head = calloc((size_t)n, sizeof *P.cached_head);
+    P.uq = calloc((size_t)n, sizeof *P.uq);
+    P.rs = calloc((size_t)n, sizeof *P.rs);
+    P.dq = calloc((size_t)n, sizeof *P.dq);
+    P.active = calloc((size_t)n, sizeof *P.active);
+    if (!P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq || !P.active) {
+        fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
+        return -1;
+    }
+
+    seg_name_of(seg_name, sizeof seg_name, P.rank);
+    if (mbox_create(&P.self, seg_name, credo_cfg.slot_size, bound, 2 * P.copy_chunk, P.rank, err, sizeof err)) {
+        fprintf(stderr, "credo: rank %d: cannot create its mailbox: %s\n", P.rank, err);
+        return -1;
+    }
+    P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
+    P.pid[P.rank] = getpid();
+    P.st.mailbox_slots = bound;
+    snprintf(P.st.scheme, sizeof P.st.scheme, "%s", P.fc->name);
+
+    if (n > 1) {
+        char key[64], val[128];
+        snprintf(key, sizeof key, "credo.card.%d", P.rank);
+        snprintf(val, sizeof val, "%d:%llx", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl);
+        if (boot_put(key, val) || boot_fence()) {
+            fprintf(stderr, "credo: rank %d: business-card exchange failed\n", P.rank);
+            goto fail;
+        }
+        uint64_t right_ctl = 0;
+        for (int r = 0; r < n; r++) {
+            if (r == P.rank)
+                continue;
+            snprintf(key, sizeof key, "credo.card.%d", r);
+            int pid;
+            unsigned long long ctl;
+            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%llx", &pid, &ctl) != 2) {
+                fprintf(stderr, "credo: rank %d: no business card from rank %d\n", P.rank, r);
+                goto fail;
+            }
+            P.pid[r] = pid;
+            if (r == (P.rank + 1) % n)
+                right_ctl = ctl;
+            char name[200];
+            seg_name_of(name, sizeof name, r);
+            if (mbox_attach(&P.peer[r], name, err, sizeof err)) {
+                fprintf(stderr, "credo: rank %d: cannot attach rank %d's mailbox: %s\n", P.rank, r, err);
+                goto fail;
+            }
+        }
+        /* Everybody mapped everything: the names can go now, so nothing is left behind after a crash. */
+        if (boot_fence()) {
+            fprintf(stderr, "credo: rank %d: bootstrap barrier failed\n", P.rank);
+            goto fail;
+        }
+        if (P.cma_ok)
+            P.cma_ok = cma_probe((P.rank + 1) % n, right_ctl);
+    }
+    shm_unlink(seg_name);
+    seg_name[0] = 0;
+    return 0;
+fail:
+    if (seg_name[0])
+        shm_unlink(seg_name);
+    return -1;
+}
+
+int credo_fc_stats_get(credo_fc_stats *out)
+{
+    if (!credo_rt.initialized || !P.fc)
+        return -1;
+    *out = P.st;
+    const fc_counters *c = P.fc->counters(P.fcs);
+    out->credit_packets_sent = c->credit_packets_sent;
+    out->piggybacked_returns = c->piggybacked_returns;
+    out->piggybacked_credits = c->piggybacked_credits;
+    out->compulsory_requests = c->compulsory_requests;
+    out->compulsory_responses = c->compulsory_responses;
+    out->credits_stolen = c->credits_stolen;
+    out->monitoring_points = c->monitoring_points;
+    out->fc_state_bytes = P.fc->state_bytes(P.fcs);
+    return 0;
+}
+
+static void fc_report(void)
+{
+    credo_fc_stats s;
+    if (credo_fc_stats_get(&s))
+        return;
+    fprintf(stderr,
+            "credo fc rank %d: scheme=%s mailbox=%llu slots peak=%llu data_pkts=%llu credit_pkts=%llu "
+            "piggybacked=%llu (%llu credits) delayed_sends=%llu delay=%.3f ms recv_pkts=%llu "
+            "unexpected_peak=%llu B held_peak=%llu slots fc_state=%llu B",
+            P.rank, s.scheme, (unsigned long long)s.mailbox_slots, (unsigned long long)s.peak_occupancy,
+            (unsigned long long)s.data_packets_sent, (unsigned long long)s.credit_packets_sent,
+            (unsigned long long)s.piggybacked_returns, (unsigned long long)s.piggybacked_credits,
+            (unsigned long long)s.delayed_sends, (double)s.delay_ns / 1e6,
+            (unsigned long long)s.packets_received, (unsigned long long)s.unexpected_peak_bytes,
+            (unsigned long long)s.held_peak_slots, (unsigned long long)s.fc_state_bytes);
+    if (strcmp(s.scheme, "dynamic") == 0)
+        fprintf(stderr, " stolen=%llu requests=%llu responses=%llu monitoring_points=%llu",
+                (unsigned long long)s.credits_stolen, (unsigned long long)s.compulsory_requests,
+                (unsigned long long)s.compulsory_responses, (unsigned long long)s.monitoring_points);
+    fputc('\n', stderr);
+}
+
+void p2p_finalize(void)
+{
+    /* Flush what flow control still owes (credit packets need no credit and never wait). */
+    p2p_waiter w = P2P_WAITER_INIT;
+    while (P.nactive)
+        p2p_wait_step(&w);
+    if (credo_cfg.fc_report)
+        fc_report();
+    for (int r = 0; r < P.size; r++)
+        if (r != P.rank)
+            mbox_detach(&P.peer[r]);
+    mbox_detach(&P.self);
+    for (int s = 0; s < P.size; s++)
+        for (uexp *u = P.uq[s].head, *nx; u; u = nx) {
+            nx = u->next;
+            free(u);
+        }
+    while (P.free_reqs) {
+        preq *r = P.free_reqs;
+        P.free_reqs = r->next;
+        free(r);
+    }
+    if (P.fcs)
+        P.fc->destroy(P.fcs);
+    free(P.peer);
+    free(P.pid);
+    free(P.cached_head);
+    free(P.uq);
+    free(P.rs);
+    free(P.dq);
+    free(P.active);
+    memset(&P, 0, sizeof P);
+}

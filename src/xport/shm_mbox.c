@@ -1,0 +1,134 @@
+/* src/xport/shm_mbox.c — creating, attaching and sleeping on shared-memory mailboxes.
+ * The hot paths (reserve, publish, poll) are inline in shm_mbox.h. */
+#include "xport/shm_mbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(mbox_slot_hdr) == 8, "slot header is 8 bytes");
+_Static_assert(sizeof(mbox_msg_hdr) == 16, "message header is 16 bytes, as in the thesis");
+_Static_assert(sizeof(mbox_ctl) == 3 * MBOX_CACHELINE, "control block is three cache lines");
+_Static_assert(8 + 16 + sizeof(mbox_rts) <= 64, "an RTS fits one 64-byte slot");
+
+static uint32_t log2u(uint32_t v)
+{
+    uint32_t s = 0;
+    while ((1u << s) < v)
+        s++;
+    return s;
+}
+
+static void mbox_set_view(mbox *mb, mbox_ctl *ctl)
+{
+    mb->ctl = ctl;
+    mb->slot_size = ctl->slot_size;
+    mb->slot_shift = log2u(ctl->slot_size);
+    mb->mask = ctl->cap - 1;
+    mb->bound = ctl->bound;
+    mb->seg_bytes = ctl->seg_bytes;
+    mb->slots = (unsigned char *)ctl + sizeof(mbox_ctl);
+}
+
+int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
+                int rank, char *err, size_t errlen)
+{
+    uint32_t cap = 1u << log2u(bound < 2 ? 2 : bound);
+    size_t ring = (size_t)cap * slot_size;
+    size_t staging_off = (sizeof(mbox_ctl) + ring + 4095) & ~(size_t)4095;
+    size_t bytes = staging_off + staging_bytes;
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "shm_open(%s): %s", name, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)bytes) != 0) {
+        snprintf(err, errlen, "ftruncate(%s, %zu): %s", name, bytes, strerror(errno));
+        close(fd);
+        shm_unlink(name);
+        return -1;
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "mmap(%s): %s", name, strerror(errno));
+        shm_unlink(name);
+        return -1;
+    }
+    mbox_ctl *ctl = p; /* fresh tmpfs pages are zero: every slot's seq is 0, never a valid index + 1 */
+    ctl->magic = MBOX_MAGIC;
+    ctl->version = MBOX_VERSION;
+    ctl->slot_size = slot_size;
+    ctl->cap = cap;
+    ctl->bound = bound;
+    ctl->seg_bytes = bytes;
+    ctl->staging_off = staging_off;
+    ctl->staging_bytes = staging_bytes;
+    ctl->owner_pid = (int32_t)getpid();
+    ctl->owner_rank = rank;
+    mbox_set_view(mb, ctl);
+    return 0;
+}
+
+int mbox_attach(mbox *mb, const char *name, char *err, size_t errlen)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "shm_open(%s): %s", name, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(mbox_ctl)) {
+        snprintf(err, errlen, "mailbox %s is truncated", name);
+        close(fd);
+        return -1;
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "mmap(%s): %s", name, strerror(errno));
+        return -1;
+    }
+    mbox_ctl *ctl = p;
+    if (ctl->magic != MBOX_MAGIC || ctl->version != MBOX_VERSION || ctl->seg_bytes != (uint64_t)st.st_size) {
+        snprintf(err, errlen, "mailbox %s has an unknown layout (another credo version?)", name);
+        munmap(p, (size_t)st.st_size);
+        return -1;
+    }
+    mbox_set_view(mb, ctl);
+    return 0;
+}
+
+void mbox_detach(mbox *mb)
+{
+    if (mb->ctl)
+        munmap(mb->ctl, mb->seg_bytes);
+    mb->ctl = NULL;
+}
+
+void mbox_ring_doorbell(mbox *mb)
+{
+    atomic_store_explicit(&mb->ctl->sleeping, 0, memory_order_relaxed);
+    syscall(SYS_futex, &mb->ctl->sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+void mbox_sleep(mbox *mb, uint64_t next_idx, uint32_t timeout_us)
+{
+    /* seq_cst store then re-check: a writer that published before our store is seen by the re-check;
+     * one that publishes after it sees sleeping == 1 unless its unfenced load raced, which the timeout
+     * bounds. */
+    atomic_store_explicit(&mb->ctl->sleeping, 1, memory_order_seq_cst);
+    if (mbox_ready(mb, next_idx)) {
+        atomic_store_explicit(&mb->ctl->sleeping, 0, memory_order_relaxed);
+        return;
+    }
+    struct timespec ts = {.tv_sec = timeout_us / 1000000u, .tv_nsec = (long)(timeout_us % 1000000u) * 1000L};
+    syscall(SYS_futex, &mb->ctl->sleeping, FUTEX_WAIT, 1, &ts, NULL, 0);
+    atomic_store_explicit(&mb->ctl->sleeping, 0, memory_order_relaxed);
+}

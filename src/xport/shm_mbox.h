@@ -1,0 +1,221 @@
+/* src/xport/shm_mbox.h — the per-process ring mailbox in shared memory: segment layout, slot format,
+ * reservation and publication (writer side), polling (owner side), and the futex doorbell. */
+#ifndef CREDO_SHM_MBOX_H
+#define CREDO_SHM_MBOX_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MBOX_CACHELINE 64
+#define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
+#define MBOX_VERSION 1u
+
+/* Every slot starts with this 8-byte header. `seq` is written last (release) and equals the low 32 bits
+ * of the slot's absolute ring index + 1: the owner polls exactly one word and never has to clear a slot,
+ * so it only ever reads lines that writers own (UCX's owner-bit idea, with a full sequence number so a
+ * stale slot from an earlier lap can never look ready whatever payload bytes it holds). */
+typedef struct mbox_slot_hdr {
+    _Atomic uint32_t seq;
+    uint16_t src;    /* sender's job rank */
+    uint8_t kind;    /* enum mbox_pkt_kind */
+    uint8_t nslots;  /* slots in this chunk (first slot of a chunk only) */
+} mbox_slot_hdr;
+
+enum mbox_pkt_kind {
+    MBOX_PKT_EAGER = 1,      /* first chunk of an eager message: msg header + payload */
+    MBOX_PKT_EAGER_CONT = 2, /* further chunk of the current eager message of that sender */
+    MBOX_PKT_RTS = 3,        /* rendezvous request-to-send: msg header + rndv descriptor */
+    MBOX_PKT_FIN = 4,        /* receiver finished pulling: completes the send request */
+    MBOX_PKT_CTS = 5,        /* receiver asks for the pipelined shm copy (CMA unavailable) */
+    MBOX_PKT_COPY_DATA = 6,  /* sender staged a chunk for the pipelined copy */
+    MBOX_PKT_COPY_ACK = 7,   /* receiver consumed a staged chunk */
+    MBOX_PKT_FC_CREDIT = 8,  /* flow control: explicit credit return (consumes no credit) */
+    MBOX_PKT_FC_REQUEST = 9, /* flow control: compulsory return request (dynamic) */
+    MBOX_PKT_FC_RESPONSE = 10, /* flow control: compulsory return response (dynamic) */
+};
+
+/* Message header in the first slot of EAGER and RTS chunks (16 bytes, as in the thesis' MPI header). */
+typedef struct mbox_msg_hdr {
+    int32_t tag;
+    uint32_t ctx;
+    uint32_t len;      /* total message bytes (RTS: low 32 bits; see rts descriptor) */
+    uint16_t piggy;    /* credits returned to the receiver of this message (flow control) */
+    uint16_t flags;
+} mbox_msg_hdr;
+
+#define MBOX_MSG_SYNC 0x1u /* RTS of a synchronous send */
+
+/* Rendezvous descriptor following the msg header in an RTS slot. */
+typedef struct mbox_rts {
+    uint64_t addr;   /* sender's buffer (its virtual address, for process_vm_readv) */
+    uint64_t len;    /* full length */
+    uint64_t sreq;   /* sender's request, echoed in FIN/CTS */
+} mbox_rts;
+
+/* Shared control block at the start of each segment. Writers touch line `tail` (reservation and the
+ * doorbell flag), only the owner writes line `head`. Separate lines keep writer traffic off the
+ * owner's line and vice versa. */
+typedef struct mbox_ctl {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t slot_size;
+    uint32_t cap;         /* physical slots, a power of two */
+    uint32_t bound;       /* logical slots (flow control keeps occupancy <= bound) */
+    uint64_t seg_bytes;
+    uint64_t staging_off; /* pipelined-copy staging buffers (owned by this rank as a sender) */
+    uint64_t staging_bytes;
+    int32_t owner_pid;
+    int32_t owner_rank;
+    char pad0[MBOX_CACHELINE - 56];
+    _Alignas(MBOX_CACHELINE) _Atomic uint64_t tail;
+    _Atomic uint32_t sleeping; /* owner is (about to be) asleep in futex_wait on this word */
+    char pad1[MBOX_CACHELINE - 12];
+    _Alignas(MBOX_CACHELINE) _Atomic uint64_t head;
+    char pad2[MBOX_CACHELINE - 8];
+} mbox_ctl;
+
+typedef struct mbox {
+    mbox_ctl *ctl;
+    unsigned char *slots;
+    uint32_t slot_size;
+    uint32_t slot_shift;
+    uint32_t mask;
+    uint32_t bound;
+    size_t seg_bytes;
+} mbox;
+
+/* Owner: create and map this rank's segment; name is "/credo.<jobid>.<rank>". */
+int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
+                int rank, char *err, size_t errlen);
+/* Peer: map another rank's segment for writing. */
+int mbox_attach(mbox *mb, const char *name, char *err, size_t errlen);
+void mbox_detach(mbox *mb);
+
+static inline unsigned char *mbox_slot(const mbox *mb, uint64_t idx)
+{
+    return mb->slots + ((size_t)(idx & mb->mask) << mb->slot_shift);
+}
+
+static inline mbox_slot_hdr *mbox_hdr(const mbox *mb, uint64_t idx)
+{
+    return (mbox_slot_hdr *)mbox_slot(mb, idx);
+}
+
+/* Writer: reserve n contiguous slots. With credits the flow-control scheme already guarantees room, so
+ * a plain fetch_add suffices (relaxed: the slot contents are published by each slot's seq store, not by
+ * the tail). */
+static inline uint64_t mbox_reserve(mbox *mb, uint32_t n)
+{
+    return atomic_fetch_add_explicit(&mb->ctl->tail, n, memory_order_relaxed);
+}
+
+/* Writer without credits (CREDO_FC=none): reserve only if the ring has room for n more slots, judged
+ * against the owner's published head. *cached_head avoids reading the owner's line on every send. */
+static inline int mbox_try_reserve(mbox *mb, uint32_t n, uint64_t *cached_head, uint64_t *out)
+{
+    uint64_t t = atomic_load_explicit(&mb->ctl->tail, memory_order_relaxed);
+    for (;;) {
+        if (t + n - *cached_head > mb->bound) {
+            /* acquire pairs with the owner's release of head: the owner finished reading those slots */
+            *cached_head = atomic_load_explicit(&mb->ctl->head, memory_order_acquire);
+            if (t + n - *cached_head > mb->bound)
+                return 0;
+        }
+        if (atomic_compare_exchange_weak_explicit(&mb->ctl->tail, &t, t + n, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *out = t;
+            return 1;
+        }
+    }
+}
+
+/* Writer: fill the header of slot idx (not yet visible). */
+static inline void mbox_fill_hdr(mbox *mb, uint64_t idx, uint16_t src, uint8_t kind, uint8_t nslots)
+{
+    mbox_slot_hdr *h = mbox_hdr(mb, idx);
+    h->src = src;
+    h->kind = kind;
+    h->nslots = nslots;
+}
+
+/* Writer: make slot idx visible. Release: the payload and header stores above must be visible before
+ * the owner can observe the new seq. Slots of a chunk after the first are published relaxed before the
+ * first slot's release store, so one acquire by the owner covers the whole chunk. */
+static inline void mbox_publish(mbox *mb, uint64_t idx)
+{
+    atomic_store_explicit(&mbox_hdr(mb, idx)->seq, (uint32_t)idx + 1u, memory_order_release);
+}
+
+static inline void mbox_mark(mbox *mb, uint64_t idx)
+{
+    atomic_store_explicit(&mbox_hdr(mb, idx)->seq, (uint32_t)idx + 1u, memory_order_relaxed);
+}
+
+/* Owner: is the chunk starting at idx ready? acquire pairs with the writer's release in mbox_publish. */
+static inline int mbox_ready(const mbox *mb, uint64_t idx)
+{
+    return atomic_load_explicit(&mbox_hdr(mb, idx)->seq, memory_order_acquire) == (uint32_t)idx + 1u;
+}
+
+/* Copy `len` payload bytes into a chunk that starts at slot idx, beginning `off` bytes into the first
+ * slot; later slots carry payload after their 8-byte header. Wraps around the ring. */
+static inline void mbox_put_bytes(mbox *mb, uint64_t idx, size_t off, const void *src, size_t len)
+{
+    const unsigned char *p = src;
+    size_t room = mb->slot_size - off;
+    while (len) {
+        size_t n = len < room ? len : room;
+        memcpy(mbox_slot(mb, idx) + off, p, n);
+        p += n;
+        len -= n;
+        idx++;
+        off = sizeof(mbox_slot_hdr);
+        room = mb->slot_size - off;
+    }
+}
+
+static inline void mbox_get_bytes(const mbox *mb, uint64_t idx, size_t off, void *dst, size_t len)
+{
+    unsigned char *p = dst;
+    size_t room = mb->slot_size - off;
+    while (len) {
+        size_t n = len < room ? len : room;
+        memcpy(p, mbox_slot(mb, idx) + off, n);
+        p += n;
+        len -= n;
+        idx++;
+        off = sizeof(mbox_slot_hdr);
+        room = mb->slot_size - off;
+    }
+}
+
+/* Slots needed for `len` payload bytes when the first slot has `first_off` bytes of headers. */
+static inline uint32_t mbox_slots_for(const mbox *mb, size_t first_off, size_t len)
+{
+    size_t first_room = mb->slot_size - first_off;
+    if (len <= first_room)
+        return 1;
+    size_t per = mb->slot_size - sizeof(mbox_slot_hdr);
+    return 1u + (uint32_t)((len - first_room + per - 1) / per);
+}
+
+/* Bytes of payload a chunk of n slots carries. */
+static inline size_t mbox_chunk_bytes(const mbox *mb, size_t first_off, uint32_t n)
+{
+    return (mb->slot_size - first_off) + (size_t)(n - 1) * (mb->slot_size - sizeof(mbox_slot_hdr));
+}
+
+/* Doorbell: wake the owner if it sleeps. */
+void mbox_ring_doorbell(mbox *mb);
+static inline void mbox_doorbell(mbox *mb)
+{
+    if (__builtin_expect(atomic_load_explicit(&mb->ctl->sleeping, memory_order_relaxed) != 0, 0))
+        mbox_ring_doorbell(mb);
+}
+/* Owner: sleep until a writer rings or timeout_us passes (bounded: a wake-up can be missed because
+ * the writer's check is not fenced, see docs/ARCHITECTURE.md, so sleeps are short). */
+void mbox_sleep(mbox *mb, uint64_t next_idx, uint32_t timeout_us);
+
+#endif
