@@ -85,7 +85,7 @@ int main(int argc, char **argv)
                FLOOD_BYTES);
         printf("%4s %10s %8s %11s %8s %10s %13s %6s\n", "rank", "data_pkts", "credits", "piggybacked", "delayed",
                "delay_us", "peak/mailbox", "errors");
-        long total_bad = 0;
+        long total_bad = 0, over = 0;
         for (int r = 0; r < shown; r++) {
             uint64_t *a = all + 8 * r;
             char occ[32];
@@ -94,10 +94,12 @@ int main(int argc, char **argv)
                    (unsigned long long)a[1], (unsigned long long)a[2], (unsigned long long)a[3],
                    (unsigned long long)a[4], occ, (unsigned long long)a[7]);
             total_bad += (long)a[7];
+            over += a[5] > a[6];
         }
-        printf("\n%s: every message %s; no mailbox grew past its slots.\n", total_bad ? "FAILED" : "OK",
-               total_bad ? "was NOT intact" : "arrived intact and in order");
-        bad = total_bad;
+        printf("\n%s: %s; %s\n", total_bad || over ? "FAILED" : "OK",
+               total_bad ? "some messages were NOT intact" : "every message arrived intact and in order",
+               over ? "a mailbox exceeded its slots!" : "no mailbox held more than its slots.");
+        bad = total_bad + over;
     }
     MPI_Finalize();
     return bad ? 1 : 0;

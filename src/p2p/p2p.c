@@ -101,8 +101,9 @@ static inline void fc_release(int src, uint32_t n)
     }
 }
 
-static void held_add(uint32_t n, size_t bytes)
+static void held_add(int src, uint32_t n, size_t bytes)
 {
+    P.held_src[src] += n;
     P.held_slots += n;
     P.unexpected_bytes += bytes;
     if (P.held_slots > P.st.held_peak_slots)
@@ -111,8 +112,9 @@ static void held_add(uint32_t n, size_t bytes)
         P.st.unexpected_peak_bytes = P.unexpected_bytes;
 }
 
-static void held_sub(uint32_t n, size_t bytes)
+static void held_sub(int src, uint32_t n, size_t bytes)
 {
+    P.held_src[src] -= n;
     P.held_slots -= n;
     P.unexpected_bytes -= bytes;
 }
@@ -573,7 +575,7 @@ static void on_eager(int src, uint64_t idx, uint32_t ns)
     u->received = chunk;
     u->self_send = NULL;
     mbox_get_bytes(mb, idx, FIRST_OFF, u->data, chunk);
-    held_add(ns, mh.len);
+    held_add(src, ns, mh.len);
     uexp_append(u);
     if (chunk < mh.len)
         P.rs[src] = (reasm){NULL, u, mh.len - chunk};
@@ -601,7 +603,7 @@ static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
         mbox_get_bytes(mb, idx, CONT_OFF, u->data + u->received, chunk);
         u->received += chunk;
         u->held += ns;
-        held_add(ns, 0);
+        held_add(src, ns, 0);
         a->remaining -= chunk;
         if (a->remaining == 0)
             a->ue = NULL;
@@ -641,7 +643,7 @@ static void on_rts(int src, uint64_t idx)
     u->raddr = rd.addr;
     u->sreq = rd.sreq;
     u->self_send = NULL;
-    held_add(1, 0);
+    held_add(src, 1, 0);
     uexp_append(u);
 }
 
@@ -792,7 +794,7 @@ static int send_self(preq *s)
     u->self_send = buffered ? NULL : s;
     if (buffered)
         memcpy(u->data, s->buf, s->len);
-    held_add(0, buffered ? s->len : 0);
+    held_add(P.rank, 0, buffered ? s->len : 0);
     uexp_append(u);
     if (buffered) {
         s->pub.status.bytes = s->len;
@@ -844,7 +846,7 @@ static void uexp_deliver(preq *r, uexp *u)
     case UEXP_EAGER: {
         memcpy(r->buf, u->data, clip(r, 0, u->received));
         uint32_t held = u->held;
-        held_sub(held, u->len);
+        held_sub(src, held, u->len);
         if (u->received == u->len) {
             recv_finish(r, src, u->tag, u->len);
         } else { /* the rest still streams in: later chunks go straight to the user buffer */
@@ -857,15 +859,19 @@ static void uexp_deliver(preq *r, uexp *u)
             P.rs[src].ue = NULL;
         }
         free(u);
-        fc_release(src, held);
+        if (held)
+            fc_release(src, held);
         return;
     }
-    case UEXP_RTS:
-        held_sub(1, 0);
-        fc_release(src, 1);
+    case UEXP_RTS: {
+        uint32_t held = u->held;
+        held_sub(src, held, 0);
+        if (held)
+            fc_release(src, held);
         rndv_pull(r, src, u->tag, u->raddr, u->len, u->sreq);
         free(u);
         return;
+    }
     case UEXP_SELF:
         if (u->self_send) {
             preq *s = u->self_send;
@@ -874,7 +880,7 @@ static void uexp_deliver(preq *r, uexp *u)
             req_complete(s);
         } else {
             memcpy(r->buf, u->data, clip(r, 0, u->len));
-            held_sub(0, u->len);
+            held_sub(src, 0, u->len);
         }
         recv_finish(r, src, u->tag, u->len);
         free(u);
@@ -911,6 +917,7 @@ int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
         u = uexp_find(src, tag, ctx, 0);
     }
     *flag = u != NULL;
+    P.probe_src = u ? -2 : src;
     if (u && st) {
         st->source = u->src;
         st->tag = u->tag;
@@ -933,6 +940,50 @@ int p2p_cancel(p2p_req *req)
     return 1;
 }
 
+/* Spill rule (docs/FLOW_CONTROL.md): unmatched messages keep their sender's credits, which bounds
+ * memory under floods, but a receive that waits for source s while s's credits are all held by
+ * messages that do not match it would wait forever. When a waiter goes idle, sources that a posted
+ * receive (or the last failed probe) could match get their held credits back; their messages stay
+ * queued. A flood whose messages are matched as they come never triggers it. */
+static int spill_source(int s)
+{
+    if (!P.held_src[s])
+        return 0;
+    uint32_t total = 0;
+    for (uexp *u = P.uq[s].head; u; u = u->next) {
+        total += u->held;
+        u->held = 0;
+    }
+    P.held_src[s] = 0;
+    P.held_slots -= total;
+    P.st.spilled_slots += total;
+    if (total)
+        fc_release(s, total);
+    return total != 0;
+}
+
+static int spill_for_waiters(void)
+{
+    int n = 0;
+    if (!P.held_slots)
+        return 0;
+    for (preq *r = P.posted_head; r; r = r->next) {
+        if (r->peer == P2P_ANY_SOURCE) {
+            for (int s = 0; s < P.size; s++)
+                n += spill_source(s);
+            return n;
+        }
+        n += spill_source(r->peer);
+    }
+    if (P.probe_src == P2P_ANY_SOURCE) {
+        for (int s = 0; s < P.size; s++)
+            n += spill_source(s);
+    } else if (P.probe_src >= 0) {
+        n += spill_source(P.probe_src);
+    }
+    return n;
+}
+
 void p2p_wait_step(p2p_waiter *w)
 {
     if (p2p_progress()) {
@@ -942,6 +993,10 @@ void p2p_wait_step(p2p_waiter *w)
     }
     if (++w->idle_polls < P.spin_polls) {
         cpu_relax();
+        return;
+    }
+    if (P.held_slots && spill_for_waiters()) {
+        w->idle_polls = 0;
         return;
     }
     uint64_t t = now_ns();

@@ -119,6 +119,8 @@ typedef struct p2p_engine {
     uint64_t yield_ns;
     /* statistics */
     uint64_t held_slots, unexpected_bytes;
+    uint32_t *held_src;  /* [size] slots held by unmatched messages per source */
+    int probe_src;       /* source of the last unsuccessful probe (-2 = none), for the spill rule */
     credo_fc_stats st;
 } p2p_engine;
 

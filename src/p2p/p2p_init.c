@@ -82,7 +82,9 @@ int p2p_init(void)
     P.rs = calloc((size_t)n, sizeof *P.rs);
     P.dq = calloc((size_t)n, sizeof *P.dq);
     P.active = calloc((size_t)n, sizeof *P.active);
-    if (!P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq || !P.active) {
+    P.held_src = calloc((size_t)n, sizeof *P.held_src);
+    P.probe_src = -2;
+    if (!P.held_src || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq || !P.active) {
         fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
         return -1;
     }
@@ -213,5 +215,6 @@ void p2p_finalize(void)
     free(P.rs);
     free(P.dq);
     free(P.active);
+    free(P.held_src);
     memset(&P, 0, sizeof P);
 }
