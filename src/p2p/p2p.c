@@ -142,13 +142,14 @@ static void send_fc_ctrl_packets(void)
     }
 }
 
-/* Reserves n slots at dest after flow control granted them; 0 if the ring is full (none scheme). */
-static inline int reserve_slots(int dest, uint32_t n, uint64_t *idx)
+/* Reserves up to n slots at dest after flow control granted them; returns how many (the none scheme
+ * may get fewer, or 0 when the ring is full; with credits room is guaranteed). */
+static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
 {
     mbox *mb = &P.peer[dest];
     if (P.fc_credits) {
         *idx = mbox_reserve(mb, n);
-        return 1;
+        return n;
     }
     return mbox_try_reserve(mb, n, &P.cached_head[dest], idx);
 }
@@ -224,7 +225,7 @@ static int send_push(preq *s)
                 goto refused;
         }
         uint64_t idx;
-        if (!reserve_slots(dest, got, &idx))
+        if (!(got = reserve_slots(dest, got, &idx)))
             goto refused;
         P.st.data_packets_sent += got;
         unsigned char *first = mbox_slot(mb, idx);
@@ -253,7 +254,8 @@ static int send_push(preq *s)
             bytes = mbox_chunk_bytes(mb, first_off, got);
             if (bytes > remaining)
                 bytes = remaining;
-            mbox_put_bytes(mb, idx, first_off, s->buf + s->off, bytes);
+            if (bytes)
+                mbox_put_bytes(mb, idx, first_off, s->buf + s->off, bytes);
         }
         for (uint32_t i = 1; i < got; i++)
             mbox_mark(mb, idx + i);
@@ -430,6 +432,13 @@ static inline size_t clip(const preq *r, size_t moff, size_t n)
     return n < r->len - moff ? n : r->len - moff;
 }
 
+/* memcpy that accepts NULL pointers for zero bytes (MPI allows NULL buffers with count 0). */
+static inline void copy_bytes(void *dst, const void *src, size_t n)
+{
+    if (n)
+        memcpy(dst, src, n);
+}
+
 static void recv_finish(preq *r, int src, int tag, size_t mlen)
 {
     r->pub.status.source = src;
@@ -549,7 +558,9 @@ static void on_eager(int src, uint64_t idx, uint32_t ns)
         chunk = mh.len;
     preq *r = posted_match(src, mh.tag, mh.ctx);
     if (r) {
-        mbox_get_bytes(mb, idx, FIRST_OFF, r->buf, clip(r, 0, chunk));
+        size_t take = clip(r, 0, chunk);
+        if (take)
+            mbox_get_bytes(mb, idx, FIRST_OFF, r->buf, take);
         fc_release(src, ns);
         if (chunk == mh.len) {
             recv_finish(r, src, mh.tag, mh.len);
@@ -590,7 +601,9 @@ static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
         chunk = a->remaining;
     if (a->req) {
         preq *r = a->req;
-        mbox_get_bytes(mb, idx, CONT_OFF, r->buf + (r->off < r->len ? r->off : r->len), clip(r, r->off, chunk));
+        size_t take = clip(r, r->off, chunk);
+        if (take)
+            mbox_get_bytes(mb, idx, CONT_OFF, r->buf + r->off, take);
         r->off += chunk;
         a->remaining -= chunk;
         fc_release(src, ns);
@@ -774,7 +787,7 @@ static int send_self(preq *s)
 {
     preq *r = posted_match(P.rank, s->tag, s->ctx);
     if (r) {
-        memcpy(r->buf, s->buf, clip(r, 0, s->len));
+        copy_bytes(r->buf, s->buf, clip(r, 0, s->len));
         recv_finish(r, P.rank, s->tag, s->len);
         s->pub.status.bytes = s->len;
         req_complete(s);
@@ -793,7 +806,7 @@ static int send_self(preq *s)
     u->received = s->len;
     u->self_send = buffered ? NULL : s;
     if (buffered)
-        memcpy(u->data, s->buf, s->len);
+        copy_bytes(u->data, s->buf, s->len);
     held_add(P.rank, 0, buffered ? s->len : 0);
     uexp_append(u);
     if (buffered) {
@@ -844,7 +857,7 @@ static void uexp_deliver(preq *r, uexp *u)
     int src = u->src;
     switch (u->kind) {
     case UEXP_EAGER: {
-        memcpy(r->buf, u->data, clip(r, 0, u->received));
+        copy_bytes(r->buf, u->data, clip(r, 0, u->received));
         uint32_t held = u->held;
         held_sub(src, held, u->len);
         if (u->received == u->len) {
@@ -875,11 +888,11 @@ static void uexp_deliver(preq *r, uexp *u)
     case UEXP_SELF:
         if (u->self_send) {
             preq *s = u->self_send;
-            memcpy(r->buf, s->buf, clip(r, 0, u->len));
+            copy_bytes(r->buf, s->buf, clip(r, 0, u->len));
             s->pub.status.bytes = s->len;
             req_complete(s);
         } else {
-            memcpy(r->buf, u->data, clip(r, 0, u->len));
+            copy_bytes(r->buf, u->data, clip(r, 0, u->len));
             held_sub(src, 0, u->len);
         }
         recv_finish(r, src, u->tag, u->len);

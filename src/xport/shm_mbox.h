@@ -111,22 +111,26 @@ static inline uint64_t mbox_reserve(mbox *mb, uint32_t n)
     return atomic_fetch_add_explicit(&mb->ctl->tail, n, memory_order_relaxed);
 }
 
-/* Writer without credits (CREDO_FC=none): reserve only if the ring has room for n more slots, judged
- * against the owner's published head. *cached_head avoids reading the owner's line on every send. */
-static inline int mbox_try_reserve(mbox *mb, uint32_t n, uint64_t *cached_head, uint64_t *out)
+/* Writer without credits (CREDO_FC=none): reserve up to `want` slots, as many as the ring has room
+ * for, judged against the owner's published head; returns how many (0 = full). *cached_head avoids
+ * reading the owner's line on every send. */
+static inline uint32_t mbox_try_reserve(mbox *mb, uint32_t want, uint64_t *cached_head, uint64_t *out)
 {
     uint64_t t = atomic_load_explicit(&mb->ctl->tail, memory_order_relaxed);
     for (;;) {
-        if (t + n - *cached_head > mb->bound) {
+        uint64_t used = t - *cached_head;
+        if (used + want > mb->bound) {
             /* acquire pairs with the owner's release of head: the owner finished reading those slots */
             *cached_head = atomic_load_explicit(&mb->ctl->head, memory_order_acquire);
-            if (t + n - *cached_head > mb->bound)
-                return 0;
+            used = t - *cached_head;
         }
+        uint32_t n = used >= mb->bound ? 0 : (uint32_t)(mb->bound - used < want ? mb->bound - used : want);
+        if (n == 0)
+            return 0;
         if (atomic_compare_exchange_weak_explicit(&mb->ctl->tail, &t, t + n, memory_order_relaxed,
                                                   memory_order_relaxed)) {
             *out = t;
-            return 1;
+            return n;
         }
     }
 }
