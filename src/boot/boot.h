@@ -13,8 +13,15 @@ typedef struct boot_info {
     int singleton;     /* 1 if started without a launcher */
 } boot_info;
 
-/* 0 on success; -1 with a one-line reason in err. */
+/* Longest job id: kvsname sanitized to [A-Za-z0-9_-], cut to this many characters. */
+#define BOOT_JOBID_MAX 100
+
+/* 0 on success; -1 with a one-line reason in err. Calling it again after success returns the same info.
+ * Environment: PMI_FD (PMI-1 over an inherited socket), else PMI_PORT+PMI_ID (hydra -pmi-port),
+ * else singleton (rank 0 of 1, jobid "single-<pid>"). CREDO_PMI=2 selects the PMI-2 wire. */
 int boot_init(boot_info *out, char *err, size_t errlen);
+/* Publishes key=value (keys are global: put the rank into the key). Keys and values must not contain
+ * spaces, tabs, newlines or ';' and must fit the launcher's keylen/vallen limits. */
 int boot_put(const char *key, const char *value);
 /* Makes all puts visible and waits for every rank (PMI barrier). */
 int boot_fence(void);
@@ -24,5 +31,12 @@ int boot_get(int rank, const char *key, char *value, size_t len);
 int boot_finalize(void);
 /* Asks the launcher to abort the whole job with `code`, then exits; never returns. */
 _Noreturn void boot_abort(int code, const char *msg);
+
+/* The reason for the last failure of any boot_* call (never NULL). */
+const char *boot_last_error(void);
+/* Largest value boot_put accepts (the launcher's vallen_max); 0 before boot_init. */
+size_t boot_value_max(void);
+/* Maps a kvsname to a job id usable in file names: [A-Za-z0-9_-] only, at most BOOT_JOBID_MAX chars. */
+void boot_sanitize_jobid(const char *kvsname, char *jobid, size_t len);
 
 #endif

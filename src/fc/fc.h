@@ -41,9 +41,22 @@ typedef struct fc_counters {
     uint64_t credits_stolen;        /* dynamic only */
     uint64_t monitoring_points;     /* dynamic only */
     uint64_t retrieved_packets;     /* data packets released by the receiver side */
+    uint64_t protocol_errors;       /* control input the scheme could not accept (ignored, not fatal) */
 } fc_counters;
 
 typedef struct fc_state fc_state; /* opaque, allocated by fc_create */
+
+/* What one process' scheme knows about one peer (for tests, credo_info and debugging; not for
+ * the hot path). Conservation law the tests check, for sender s and receiver r:
+ *   view(r, s).granted == view(s, r).credits + packets of s on their way to or in r's ring
+ *                         + packets of s held unexpected at r + view(r, s).owed
+ *                         + credits on their way back from r to s (credit packets, piggybacks, responses). */
+typedef struct fc_peer_view {
+    uint32_t credits;  /* sender side: credits this process holds towards the peer */
+    uint32_t owed;     /* receiver side: packets released from the peer and not yet returned */
+    uint32_t granted;  /* receiver side: slots the peer's credits currently stand for (static: Q) */
+    uint32_t intended; /* receiver side: quota the scheme aims at for the peer (static: Q) */
+} fc_peer_view;
 
 typedef struct fc_ops {
     const char *name;
@@ -61,7 +74,9 @@ typedef struct fc_ops {
     uint32_t (*piggyback_take)(fc_state *st, uint32_t dest);
 
     /* A control packet (kind, value) from `from` was retrieved from this process' mailbox.
-     * Piggybacked credits are delivered as kind FC_CTRL_CREDIT too (with piggyback = 1). */
+     * Piggybacked credits are delivered as kind FC_CTRL_CREDIT too (with piggyback = 1).
+     * REQUEST and RESPONSE occupy a data slot: the transport calls on_retrieved(from, 1) for that
+     * slot right after on_ctrl returns (on_ctrl itself does not count the slot). */
     void (*on_ctrl)(fc_state *st, uint32_t from, uint8_t kind, uint32_t value, int piggyback);
     /* Receiver side: `npkts` data packets from `src` were retrieved *and released* (their data no
      * longer needs to be held on the sender's quota). May queue control packets. */
@@ -74,6 +89,12 @@ typedef struct fc_ops {
     const fc_counters *(*counters)(const fc_state *st);
     /* Bytes of flow-control state held by this process (for the thesis' 4n+2 / 150n comparison). */
     size_t (*state_bytes)(const fc_state *st);
+
+    /* Fills *out for `peer`; returns 0, or -1 if peer is out of range. */
+    int (*peer_view)(const fc_state *st, uint32_t peer, fc_peer_view *out);
+    /* Checks the scheme's internal invariants (dynamic: I1 and slot conservation); 0 if they hold,
+     * else -1 with a one-line reason. Cost O(nranks): for tests and debug builds only. */
+    int (*check)(const fc_state *st, char *err, size_t errlen);
 } fc_ops;
 
 extern const fc_ops fc_none_ops;
@@ -82,6 +103,10 @@ extern const fc_ops fc_dynamic_ops; /* may be absent until the dynamic scheme la
 
 /* Looks a scheme up by name ("none", "static", "dynamic"); NULL if unknown. */
 const fc_ops *fc_lookup(const char *name);
+
+/* Largest credit count one piggyback can carry: the field in the message header is 16 bits wide.
+ * piggyback_take never returns more; the rest stays owed and goes back later. */
+#define FC_PIGGYBACK_MAX 65535u
 
 /* Eq. 5.1 of the thesis: threshold = (Q div (C+1)) + 1. */
 static inline uint32_t fc_static_threshold(uint32_t quota, uint32_t credit_slots)

@@ -167,21 +167,29 @@ static void fc_report(void)
     credo_fc_stats s;
     if (credo_fc_stats_get(&s))
         return;
-    fprintf(stderr,
-            "credo fc rank %d: scheme=%s mailbox=%llu slots peak=%llu data_pkts=%llu credit_pkts=%llu "
-            "piggybacked=%llu (%llu credits) delayed_sends=%llu delay=%.3f ms recv_pkts=%llu "
-            "unexpected_peak=%llu B held_peak=%llu slots fc_state=%llu B",
-            P.rank, s.scheme, (unsigned long long)s.mailbox_slots, (unsigned long long)s.peak_occupancy,
-            (unsigned long long)s.data_packets_sent, (unsigned long long)s.credit_packets_sent,
-            (unsigned long long)s.piggybacked_returns, (unsigned long long)s.piggybacked_credits,
-            (unsigned long long)s.delayed_sends, (double)s.delay_ns / 1e6,
-            (unsigned long long)s.packets_received, (unsigned long long)s.unexpected_peak_bytes,
-            (unsigned long long)s.held_peak_slots, (unsigned long long)s.fc_state_bytes);
-    if (strcmp(s.scheme, "dynamic") == 0)
-        fprintf(stderr, " stolen=%llu requests=%llu responses=%llu monitoring_points=%llu",
-                (unsigned long long)s.credits_stolen, (unsigned long long)s.compulsory_requests,
-                (unsigned long long)s.compulsory_responses, (unsigned long long)s.monitoring_points);
-    fputc('\n', stderr);
+    char line[1024];
+    int len = snprintf(line, sizeof line,
+                       "credo fc rank %d: scheme=%s mailbox=%llu slots peak=%llu data_pkts=%llu credit_pkts=%llu "
+                       "piggybacked=%llu (%llu credits) delayed_sends=%llu delay=%.3f ms recv_pkts=%llu "
+                       "unexpected_peak=%llu B held_peak=%llu slots spilled=%llu fc_state=%llu B",
+                       P.rank, s.scheme, (unsigned long long)s.mailbox_slots, (unsigned long long)s.peak_occupancy,
+                       (unsigned long long)s.data_packets_sent, (unsigned long long)s.credit_packets_sent,
+                       (unsigned long long)s.piggybacked_returns, (unsigned long long)s.piggybacked_credits,
+                       (unsigned long long)s.delayed_sends, (double)s.delay_ns / 1e6,
+                       (unsigned long long)s.packets_received, (unsigned long long)s.unexpected_peak_bytes,
+                       (unsigned long long)s.held_peak_slots, (unsigned long long)s.spilled_slots,
+                       (unsigned long long)s.fc_state_bytes);
+    if (strcmp(s.scheme, "dynamic") == 0 && len > 0 && (size_t)len < sizeof line)
+        len += snprintf(line + len, sizeof line - (size_t)len,
+                        " stolen=%llu requests=%llu responses=%llu monitoring_points=%llu",
+                        (unsigned long long)s.credits_stolen, (unsigned long long)s.compulsory_requests,
+                        (unsigned long long)s.compulsory_responses, (unsigned long long)s.monitoring_points);
+    if (len < 0 || (size_t)len >= sizeof line - 1)
+        len = (int)sizeof line - 2;
+    line[len++] = '\n';
+    /* one write per rank so reports of different ranks never interleave within a line */
+    ssize_t w = write(2, line, (size_t)len);
+    (void)w;
 }
 
 void p2p_finalize(void)

@@ -1,0 +1,208 @@
+/* bench_common.h — shared pieces of credo's plain-MPI benchmarks: option parsing, buffers, iteration
+ * scaling, output lines, and the window kernel used by bw, bibw and msgrate. */
+#ifndef CREDO_BENCH_COMMON_H
+#define CREDO_BENCH_COMMON_H
+
+/* Only standard MPI and C11 are used, so the same file builds with credo, Open MPI and MPICH.
+ * Everything is static inline in this header (so no unused-function warnings): each benchmark is a
+ * single translation unit, and a header-only helper keeps the "mpicc x.c -o x" build of the
+ * side-by-side script trivial. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_MAX_SIZES 64
+#define BENCH_ACK_TAG 99
+#define BENCH_DATA_TAG 1
+
+typedef struct bench_opts {
+    const char *name;             /* benchmark name, first field of every machine-readable line */
+    size_t sizes[BENCH_MAX_SIZES]; /* message sizes in bytes, in the order given */
+    int nsizes;
+    long iters;  /* iteration count for small messages (0 = benchmark default); scaled down for large ones */
+    int window;  /* messages in flight per window (bw, bibw, msgrate) */
+    int rank, nranks;
+} bench_opts;
+
+static inline void bench_usage(const bench_opts *o)
+{
+    fprintf(stderr,
+            "usage: %s [--sizes a,b,c] [--iters N] [--window W]\n"
+            "  sizes accept suffixes K and M (powers of 1024); iters is the count for small sizes,\n"
+            "  large sizes scale it down; window applies to bw, bibw and msgrate.\n"
+            "  Output: '# ...' lines for people, 'name,size,value,unit' lines for scripts.\n",
+            o->name);
+}
+
+/* Parses "64", "4K", "1M". Returns 0 on a malformed number. */
+static inline size_t bench_parse_size(const char *s, char **end)
+{
+    unsigned long long v = strtoull(s, end, 10);
+    if (*end == s)
+        return 0;
+    if (**end == 'K' || **end == 'k') {
+        v <<= 10;
+        (*end)++;
+    } else if (**end == 'M' || **end == 'm') {
+        v <<= 20;
+        (*end)++;
+    }
+    return (size_t)v;
+}
+
+/* Default size list: 1 B .. max_size in powers of two. 8 B is a power of two, so it is always in the
+ * list; it is the size every table quotes for "small message" latency and rate. */
+static inline void bench_default_sizes(bench_opts *o, size_t max_size)
+{
+    o->nsizes = 0;
+    for (size_t s = 1; s <= max_size && o->nsizes < BENCH_MAX_SIZES; s <<= 1)
+        o->sizes[o->nsizes++] = s;
+}
+
+/* Must run after MPI_Init (which may rewrite argv). Returns 0 to continue, 1 after --help, -1 on error.
+ * Every rank parses the same argv, so no broadcast is needed. */
+static inline int bench_parse(bench_opts *o, int argc, char **argv, long default_iters, size_t default_max)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &o->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &o->nranks);
+    o->iters = default_iters;
+    if (o->window <= 0)
+        o->window = 64;
+    bench_default_sizes(o, default_max);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (o->rank == 0)
+                bench_usage(o);
+            return 1;
+        } else if (!strcmp(a, "--sizes") && v) {
+            char *p = (char *)v, *end;
+            o->nsizes = 0;
+            while (*p && o->nsizes < BENCH_MAX_SIZES) {
+                size_t s = bench_parse_size(p, &end);
+                if (end == p || (*end && *end != ',')) {
+                    if (o->rank == 0)
+                        fprintf(stderr, "%s: bad --sizes '%s'\n", o->name, v);
+                    return -1;
+                }
+                o->sizes[o->nsizes++] = s;
+                p = *end ? end + 1 : end;
+            }
+            i++;
+        } else if (!strcmp(a, "--iters") && v) {
+            o->iters = strtol(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--window") && v) {
+            o->window = (int)strtol(v, NULL, 10);
+            i++;
+        } else {
+            if (o->rank == 0) {
+                fprintf(stderr, "%s: unknown or incomplete option '%s'\n", o->name, a);
+                bench_usage(o);
+            }
+            return -1;
+        }
+    }
+    if (o->iters <= 0 || o->window <= 0 || o->nsizes == 0) {
+        if (o->rank == 0)
+            fprintf(stderr, "%s: iters, window and the size list must be positive\n", o->name);
+        return -1;
+    }
+    if (o->nranks < 2) {
+        if (o->rank == 0)
+            fprintf(stderr, "%s: needs at least 2 ranks (ranks above 1 stay idle)\n", o->name);
+        return -1;
+    }
+    return 0;
+}
+
+static inline size_t bench_max_size(const bench_opts *o)
+{
+    size_t m = 1;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] > m)
+            m = o->sizes[i];
+    return m;
+}
+
+/* Page-aligned (as OSU does) and touched, so first-touch page faults stay out of the timed loops. */
+static inline char *bench_alloc(size_t size, int fill)
+{
+    size_t rounded = (size + 4095) & ~(size_t)4095;
+    char *p = aligned_alloc(4096, rounded ? rounded : 4096);
+    if (!p) {
+        fprintf(stderr, "bench: cannot allocate %zu bytes\n", size);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    memset(p, fill, rounded);
+    return p;
+}
+
+/* Iteration scaling: the small-size count up to 8 KiB, then inversely proportional to the bytes each
+ * iteration moves, so each size costs roughly the same time. The floor keeps a median meaningful. */
+static inline long bench_scale_iters(long iters, size_t bytes_per_iter, size_t knee, long floor)
+{
+    if (bytes_per_iter <= knee)
+        return iters;
+    long n = (long)((double)iters * (double)knee / (double)bytes_per_iter);
+    return n < floor ? floor : n;
+}
+
+static inline long bench_warmup(long iters)
+{
+    long w = iters / 10;
+    return w < 2 ? 2 : (w > 1000 ? 1000 : w);
+}
+
+/* The machine-readable line. %.6g keeps enough digits for ratios without locale surprises. */
+static inline void bench_emit(const char *name, size_t size, double value, const char *unit)
+{
+    printf("%s,%zu,%.6g,%s\n", name, size, value, unit);
+}
+
+/* Window kernel (osu_bw / osu_bibw / osu_mbw_mr, one pair): rank 0 posts `window` Isends of one buffer,
+ * rank 1 posts `window` Irecvs, both Waitall, then rank 1 sends a 4-byte ack (osu uses 4 B as well) so
+ * the next window cannot overlap this one. With bidir (osu_bibw), both ranks post a window of Irecvs
+ * and one of Isends each iteration; the two Waitalls already pace the windows, so there is no ack.
+ * All messages of a window use one buffer, as OSU does, so the numbers compare with published OSU
+ * results (cache-warm for sizes that fit in L2).
+ * Returns the elapsed time of the timed iterations on rank 0 (0.0 elsewhere). */
+static inline double bench_window_run(const bench_opts *o, char *sbuf, char *rbuf, size_t size, long iters,
+                               long warmup, int bidir, MPI_Request *reqs, MPI_Status *stats)
+{
+    int w = o->window;
+    int ack = 0;
+    double t0 = 0.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (long it = 0; it < warmup + iters; it++) {
+        if (it == warmup)
+            t0 = MPI_Wtime();
+        if (o->rank == 0) {
+            int n = 0;
+            if (bidir)
+                for (int k = 0; k < w; k++)
+                    MPI_Irecv(rbuf, (int)size, MPI_CHAR, 1, BENCH_DATA_TAG, MPI_COMM_WORLD, &reqs[n++]);
+            for (int k = 0; k < w; k++)
+                MPI_Isend(sbuf, (int)size, MPI_CHAR, 1, BENCH_DATA_TAG, MPI_COMM_WORLD, &reqs[n++]);
+            MPI_Waitall(n, reqs, stats);
+            if (!bidir)
+                MPI_Recv(&ack, 1, MPI_INT, 1, BENCH_ACK_TAG, MPI_COMM_WORLD, &stats[0]);
+        } else if (o->rank == 1) {
+            int n = 0;
+            for (int k = 0; k < w; k++)
+                MPI_Irecv(rbuf, (int)size, MPI_CHAR, 0, BENCH_DATA_TAG, MPI_COMM_WORLD, &reqs[n++]);
+            if (bidir)
+                for (int k = 0; k < w; k++)
+                    MPI_Isend(sbuf, (int)size, MPI_CHAR, 0, BENCH_DATA_TAG, MPI_COMM_WORLD, &reqs[n++]);
+            MPI_Waitall(n, reqs, stats);
+            if (!bidir)
+                MPI_Send(&ack, 1, MPI_INT, 0, BENCH_ACK_TAG, MPI_COMM_WORLD);
+        }
+    }
+    double t = MPI_Wtime() - t0;
+    return o->rank == 0 ? t : 0.0;
+}
+
+#endif /* CREDO_BENCH_COMMON_H */

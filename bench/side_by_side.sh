@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# side_by_side.sh — builds credo's plain-MPI benchmarks with credo, Open MPI and MPICH, runs them
+# interleaved, and prints per-size medians side by side; raw and median numbers go to a CSV.
+#
+# usage: bench/side_by_side.sh [credo-build-dir]
+# env:   RUNS=N (default 5, 3 with QUICK=1)  QUICK=1 (fewer sizes and iterations)
+#        CREDORUN_ARGS="--fc none"  extra credorun options (e.g. to compare flow-control overhead)
+#        MPIS="credo ompi mpich"  BENCHES="pingpong bw bibw msgrate"  subsets to run
+#        RUN_TIMEOUT=seconds per launch (default 180)   BENCH_CFLAGS (default "-std=c11 -O2")
+#        OMPI_RUN_ARGS / MPICH_RUN_ARGS  extra launcher options for the peers
+# Only bash, coreutils, awk and sort: it must run on a bare machine with just the MPIs installed.
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+credo_build=${1:-}
+[ -n "$credo_build" ] && credo_build=$(cd "$credo_build" 2>/dev/null && pwd || echo "$credo_build")
+quick=${QUICK:-0}
+if [ "$quick" = 1 ]; then runs=${RUNS:-3}; else runs=${RUNS:-5}; fi
+mpis=${MPIS:-credo ompi mpich}
+benches=${BENCHES:-pingpong bw bibw msgrate}
+tmo=${RUN_TIMEOUT:-180}
+cflags=${BENCH_CFLAGS:--std=c11 -O2}
+
+# Arguments per benchmark. The full set uses each program's defaults (1 B .. 16 MiB; msgrate 1 B .. 8 KiB).
+bench_args() {
+  if [ "$quick" = 1 ]; then
+    case $1 in
+      pingpong) echo "--sizes 1,8,64,1K,8K,64K,1M,4M --iters 2000" ;;
+      bw|bibw) echo "--sizes 8,1K,8K,64K,1M,4M --iters 200" ;;
+      msgrate) echo "--sizes 1,8,64,512 --iters 200" ;;
+    esac
+  fi
+}
+
+label() { case $1 in credo) echo credo ;; ompi) echo "Open MPI" ;; mpich) echo MPICH ;; esac; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/credo-sbs.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$here/results"
+stamp=$(date +%Y%m%d-%H%M%S)
+csv="$here/results/side_by_side-$stamp.csv"
+raw="$work/raw.csv"
+: >"$raw"
+
+note() { echo "side_by_side: $*" >&2; }
+
+# --- build -------------------------------------------------------------------------------------------
+# Each MPI gets its own folder; a missing compiler or launcher, or a failed build, leaves the MPI out and
+# its column reads "n/a".
+declare -A avail launch meta
+for m in $mpis; do
+  case $m in
+    credo)
+      if [ -z "$credo_build" ]; then note "credo: no build dir given, column will be n/a"; continue; fi
+      cc="$credo_build/bin/mpicc"; run="$credo_build/bin/credorun"
+      if [ ! -x "$cc" ] || [ ! -x "$run" ]; then note "credo: $cc or $run missing, column will be n/a"; continue; fi
+      launch[credo]="$run -n 2 ${CREDORUN_ARGS:-}"
+      meta[credo]="credo $(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown) credorun args: ${CREDORUN_ARGS:-none}" ;;
+    ompi)
+      cc=mpicc.openmpi; run=mpirun.openmpi
+      if ! command -v $cc >/dev/null || ! command -v $run >/dev/null; then note "Open MPI not installed, skipped"; continue; fi
+      # oob over lo: otherwise mpirun advertises the external interface for its own wire-up.
+      launch[ompi]="env OMPI_MCA_oob_tcp_if_include=lo $run --allow-run-as-root -np 2 --bind-to core ${OMPI_RUN_ARGS:-}"
+      meta[ompi]="$($run --version 2>/dev/null | head -1)${OMPI_RUN_ARGS:+ $OMPI_RUN_ARGS}" ;;
+    mpich)
+      cc=mpicc.mpich; run=mpiexec.mpich
+      if ! command -v $cc >/dev/null || ! command -v $run >/dev/null; then note "MPICH not installed, skipped"; continue; fi
+      # hydra does not bind by default; bind like the others so all three see the same placement.
+      launch[mpich]="$run -n 2 -bind-to core ${MPICH_RUN_ARGS:-}"
+      meta[mpich]="MPICH $($run --version 2>/dev/null | awk '/Version:/{print $2; exit}')${MPICH_RUN_ARGS:+ $MPICH_RUN_ARGS}" ;;
+    *) note "unknown MPI '$m' in MPIS"; continue ;;
+  esac
+  mkdir -p "$work/$m"
+  ok=1
+  for b in $benches; do
+    if ! $cc $cflags "$here/$b.c" -o "$work/$m/$b" 2>"$work/$m/$b.build.log"; then
+      note "$m: building $b failed:"; head -5 "$work/$m/$b.build.log" >&2; ok=0
+    fi
+  done
+  [ $ok = 1 ] && avail[$m]=1 || note "$m: column will be n/a"
+done
+active=""
+for m in $mpis; do [ -n "${avail[$m]:-}" ] && active="$active $m"; done
+[ -z "$active" ] && { note "no MPI could be built; nothing to run"; exit 1; }
+
+# Two busy-polling ranks need both cores of this kind of VM; with other load the numbers mostly measure
+# the scheduler. Warn, and keep the load average in the CSV so such runs can be recognised later.
+load=$(cut -d" " -f1 /proc/loadavg 2>/dev/null || echo "?")
+ncpu=$(nproc 2>/dev/null || echo 1)
+note "load average $load on $ncpu CPUs"
+if awk -v l="$load" -v n="$ncpu" 'BEGIN { exit !(l + 0 > n - 0.5) }'; then
+  note "WARNING: the machine is busy; expect slow and noisy numbers"
+fi
+
+# --- run ---------------------------------------------------------------------------------------------
+# Round-robin: for each run, each benchmark is run by credo, Open MPI, MPICH in turn, so slow drifts of
+# the machine (other tenants, thermal, page cache) hit all three alike instead of biasing one column.
+declare -A dead fails launches
+for r in $(seq 1 "$runs"); do
+  for b in $benches; do
+    for m in $active; do
+      [ -n "${dead[$m.$b]:-}" ] && continue
+      echo "[run $r/$runs] $b: $(label $m)" >&2
+      out="$work/$m/$b.$r.out"; err="$work/$m/$b.$r.err"
+      (cd "$work/$m" && timeout -k 10 "$tmo" ${launch[$m]} "./$b" $(bench_args $b)) >"$out" 2>"$err"
+      rc=$?
+      launches[$m]=$(( ${launches[$m]:-0} + 1 ))
+      # Keep every complete "name,size,value,unit" line, even from a failed run: rank 0 flushes after
+      # each size, so the sizes before a crash are valid measurements.
+      awk -F, -v m="$m" -v r="$r" 'NF == 4 && $1 !~ /^#/ && $2 ~ /^[0-9]+$/ {print "raw," m "," r "," $1 "," $2 "," $3 "," $4}' "$out" >>"$raw"
+      if [ $rc != 0 ]; then
+        fails[$m]=$(( ${fails[$m]:-0} + 1 ))
+        note "$m $b run $r exited with $rc; last lines of its stderr:"; tail -5 "$err" >&2
+        # A timeout would cost the same minutes every run, so give up on that pair; a crash is cheap
+        # to retry and may be intermittent.
+        if [ $rc = 124 ] || [ $rc = 137 ]; then dead[$m.$b]=1; note "$m $b timed out; not run again"; fi
+      fi
+    done
+  done
+done
+
+# --- medians -----------------------------------------------------------------------------------------
+# Sort by mpi, metric, size, value; then each group's middle value (mean of the two middle ones for an
+# even count). mawk has no asort, hence sort(1).
+med="$work/median.csv"
+awk -F, '{print $2 "," $4 "," $5 "," $6 "," $7}' "$raw" | sort -t, -k1,1 -k2,2 -k3,3n -k4,4g |
+  awk -F, '
+    function flush() { if (n) { m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+                                print "median," key_m "," n "," key_x "," key_s "," m "," unit
+                                print "min," key_m "," n "," key_x "," key_s "," v[1] "," unit
+                                print "max," key_m "," n "," key_x "," key_s "," v[n] "," unit } }
+    { k = $1 "," $2 "," $3
+      if (k != key) { flush(); key = k; key_m = $1; key_x = $2; key_s = $3; n = 0 }
+      v[++n] = $4; unit = $5 }
+    END { flush() }' >"$med"
+
+{
+  echo "kind,mpi,run,metric,size,value,unit"
+  echo "meta,all,,date,,$(date -Iseconds),"
+  echo "meta,all,,runs,,$runs,"
+  echo "meta,all,,quick,,$quick,"
+  echo "meta,all,,loadavg_at_start,,$load,"
+  for m in $active; do echo "meta,$m,,version,,\"${meta[$m]}\","; echo "meta,$m,,failed_launches,,${fails[$m]:-0},"; done
+  cat "$raw" "$med"
+} >"$csv"
+
+# --- table -------------------------------------------------------------------------------------------
+# One table per metric; a ratio column is credo's median over the peer's median.
+table() { # metric title format scale better
+  awk -F, -v metric="$1" -v title="$2" -v fmt="$3" -v scale="$4" -v better="$5" '
+    function human(s) { if (s >= 1048576 && s % 1048576 == 0) return s / 1048576 "M"
+                        if (s >= 1024 && s % 1024 == 0) return s / 1024 "K"; return s }
+    function cell(x) { return (x == "") ? "n/a" : sprintf(fmt, x / scale) }
+    function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "n/a" : sprintf("%.2f", a / b) }
+    $1 == "median" && $4 == metric { val[$2, $5] = $6; if (!($5 in seen)) { seen[$5] = 1; sizes[++ns] = $5 } }
+    END {
+      if (!ns) exit
+      # sizes arrive sorted per MPI; re-sort the union (insertion sort, a few dozen entries).
+      for (i = 2; i <= ns; i++) { x = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] + 0 > x + 0; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = x }
+      printf "\n%s   (ratio %s 1: credo better)\n", title, better
+      printf "%8s %12s %12s %12s %11s %11s\n", "size", "credo", "Open MPI", "MPICH", "credo/OMPI", "credo/MPICH"
+      for (i = 1; i <= ns; i++) {
+        s = sizes[i]; c = val["credo", s]; o = val["ompi", s]; p = val["mpich", s]
+        printf "%8s %12s %12s %12s %11s %11s\n", human(s), cell(c), cell(o), cell(p), ratio(c, o), ratio(c, p)
+      }
+    }' "$med"
+}
+
+echo
+echo "credo side-by-side: median of $runs interleaved runs ($(date '+%F %T'))"
+echo "  load average at start: $load on $ncpu CPUs (above about $((ncpu - 1)) the numbers are unreliable)"
+for m in $active; do
+  f=${fails[$m]:-0}; [ "$f" = 0 ] && f="" || f=" -- $f of ${launches[$m]:-0} launches FAILED (see messages above)"
+  echo "  $(label $m): ${meta[$m]}$f"
+done
+for m in $mpis; do [ -z "${avail[$m]:-}" ] && echo "  $(label $m): n/a (not built)"; done
+table latency "latency, half round trip (us)" "%.3f" 1 "<"
+table ppbw "ping-pong bandwidth, size / half RTT (MB/s = 10^6 B/s)" "%.0f" 1 ">"
+table bw "bandwidth, window 64 Isend + ack (MB/s)" "%.0f" 1 ">"
+table bibw "bidirectional bandwidth, window 64 each way (MB/s, both directions)" "%.0f" 1 ">"
+table msgrate "message rate, 1 pair, window 64 (million msg/s)" "%.3f" 1e6 ">"
+
+# Headline: the four numbers quoted most often, one line per MPI.
+echo
+echo "headline (medians): 8 B latency us | 1 MiB ping-pong MB/s | 1 MiB window bw MB/s | 8 B msg rate M/s"
+awk -F, -v act="$active" '$1 == "median" { v[$2, $4, $5] = $6 }
+  function f(x, fmt, s) { return (x == "") ? "n/a" : sprintf(fmt, x / s) }
+  END { split("credo ompi mpich", order, " "); split("credo|Open MPI|MPICH", name, "|")
+        for (i = 1; i <= 3; i++) { m = order[i]; if (index(" " act " ", " " m " ") == 0) continue
+          printf "  %-9s %8s | %8s | %8s | %8s\n", name[i], f(v[m, "latency", 8], "%.3f", 1),
+                 f(v[m, "ppbw", 1048576], "%.0f", 1), f(v[m, "bw", 1048576], "%.0f", 1), f(v[m, "msgrate", 8], "%.2f", 1e6) } }' "$med"
+echo
+echo "raw and median numbers: $csv"

@@ -1,0 +1,389 @@
+/* include/mpi.h — credo's public MPI interface: MPI-3.1 C bindings for the subset credo implements.
+ * Handles are pointers to internal structs; predefined handles are the addresses of library objects. */
+#ifndef CREDO_MPI_H
+#define CREDO_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define CREDO_MPI 1
+
+/* ---- handle and scalar types ------------------------------------------------------------ */
+
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct credo_comm *MPI_Comm;
+typedef struct credo_group *MPI_Group;
+typedef struct credo_datatype *MPI_Datatype;
+typedef struct credo_op *MPI_Op;
+typedef struct credo_errhandler *MPI_Errhandler;
+typedef struct credo_request *MPI_Request;
+typedef struct credo_info *MPI_Info;
+
+/* The three public fields are the standard's; the credo_ ones are private (used by Get_count,
+ * Test_cancelled) and may change. */
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int credo_cancelled;
+    long long credo_count_bytes;
+} MPI_Status;
+
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+
+/* ---- predefined objects ------------------------------------------------------------------ */
+
+extern struct credo_comm credo_comm_world, credo_comm_self;
+#define MPI_COMM_WORLD (&credo_comm_world)
+#define MPI_COMM_SELF (&credo_comm_self)
+#define MPI_COMM_NULL ((MPI_Comm)0)
+
+extern struct credo_group credo_group_empty;
+#define MPI_GROUP_EMPTY (&credo_group_empty)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+
+extern struct credo_errhandler credo_errh_fatal, credo_errh_return, credo_errh_abort;
+#define MPI_ERRORS_ARE_FATAL (&credo_errh_fatal)
+#define MPI_ERRORS_RETURN (&credo_errh_return)
+#define MPI_ERRORS_ABORT (&credo_errh_abort)
+
+extern struct credo_op credo_op_max, credo_op_min, credo_op_sum, credo_op_prod, credo_op_land,
+    credo_op_band, credo_op_lor, credo_op_bor, credo_op_lxor, credo_op_bxor, credo_op_maxloc,
+    credo_op_minloc, credo_op_replace, credo_op_no_op;
+#define MPI_MAX (&credo_op_max)
+#define MPI_MIN (&credo_op_min)
+#define MPI_SUM (&credo_op_sum)
+#define MPI_PROD (&credo_op_prod)
+#define MPI_LAND (&credo_op_land)
+#define MPI_BAND (&credo_op_band)
+#define MPI_LOR (&credo_op_lor)
+#define MPI_BOR (&credo_op_bor)
+#define MPI_LXOR (&credo_op_lxor)
+#define MPI_BXOR (&credo_op_bxor)
+#define MPI_MAXLOC (&credo_op_maxloc)
+#define MPI_MINLOC (&credo_op_minloc)
+#define MPI_REPLACE (&credo_op_replace)
+#define MPI_NO_OP (&credo_op_no_op)
+
+extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsigned_char,
+    credo_dt_byte, credo_dt_short, credo_dt_unsigned_short, credo_dt_int, credo_dt_unsigned,
+    credo_dt_long, credo_dt_unsigned_long, credo_dt_long_long, credo_dt_unsigned_long_long,
+    credo_dt_float, credo_dt_double, credo_dt_long_double, credo_dt_wchar, credo_dt_c_bool,
+    credo_dt_int8_t, credo_dt_int16_t, credo_dt_int32_t, credo_dt_int64_t, credo_dt_uint8_t,
+    credo_dt_uint16_t, credo_dt_uint32_t, credo_dt_uint64_t, credo_dt_c_float_complex,
+    credo_dt_c_double_complex, credo_dt_c_long_double_complex, credo_dt_float_int,
+    credo_dt_double_int, credo_dt_long_int, credo_dt_2int, credo_dt_short_int,
+    credo_dt_long_double_int, credo_dt_aint, credo_dt_offset, credo_dt_count, credo_dt_packed;
+#define MPI_CHAR (&credo_dt_char)
+#define MPI_SIGNED_CHAR (&credo_dt_signed_char)
+#define MPI_UNSIGNED_CHAR (&credo_dt_unsigned_char)
+#define MPI_BYTE (&credo_dt_byte)
+#define MPI_SHORT (&credo_dt_short)
+#define MPI_UNSIGNED_SHORT (&credo_dt_unsigned_short)
+#define MPI_INT (&credo_dt_int)
+#define MPI_UNSIGNED (&credo_dt_unsigned)
+#define MPI_LONG (&credo_dt_long)
+#define MPI_UNSIGNED_LONG (&credo_dt_unsigned_long)
+#define MPI_LONG_LONG_INT (&credo_dt_long_long)
+#define MPI_LONG_LONG (&credo_dt_long_long)
+#define MPI_UNSIGNED_LONG_LONG (&credo_dt_unsigned_long_long)
+#define MPI_FLOAT (&credo_dt_float)
+#define MPI_DOUBLE (&credo_dt_double)
+#define MPI_LONG_DOUBLE (&credo_dt_long_double)
+#define MPI_WCHAR (&credo_dt_wchar)
+#define MPI_C_BOOL (&credo_dt_c_bool)
+#define MPI_INT8_T (&credo_dt_int8_t)
+#define MPI_INT16_T (&credo_dt_int16_t)
+#define MPI_INT32_T (&credo_dt_int32_t)
+#define MPI_INT64_T (&credo_dt_int64_t)
+#define MPI_UINT8_T (&credo_dt_uint8_t)
+#define MPI_UINT16_T (&credo_dt_uint16_t)
+#define MPI_UINT32_T (&credo_dt_uint32_t)
+#define MPI_UINT64_T (&credo_dt_uint64_t)
+#define MPI_C_COMPLEX (&credo_dt_c_float_complex)
+#define MPI_C_FLOAT_COMPLEX (&credo_dt_c_float_complex)
+#define MPI_C_DOUBLE_COMPLEX (&credo_dt_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&credo_dt_c_long_double_complex)
+#define MPI_FLOAT_INT (&credo_dt_float_int)
+#define MPI_DOUBLE_INT (&credo_dt_double_int)
+#define MPI_LONG_INT (&credo_dt_long_int)
+#define MPI_2INT (&credo_dt_2int)
+#define MPI_SHORT_INT (&credo_dt_short_int)
+#define MPI_LONG_DOUBLE_INT (&credo_dt_long_double_int)
+#define MPI_AINT (&credo_dt_aint)
+#define MPI_OFFSET (&credo_dt_offset)
+#define MPI_COUNT (&credo_dt_count)
+#define MPI_PACKED (&credo_dt_packed)
+
+/* ---- constants ---------------------------------------------------------------------------- */
+
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_BOTTOM ((void *)0)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_OBJECT_NAME 64
+
+/* Bytes of bookkeeping each buffered send needs in the attached buffer, alignment included. */
+#define MPI_BSEND_OVERHEAD 48
+
+enum {
+    MPI_THREAD_SINGLE = 0,
+    MPI_THREAD_FUNNELED = 1,
+    MPI_THREAD_SERIALIZED = 2,
+    MPI_THREAD_MULTIPLE = 3
+};
+
+/* Results of MPI_Comm_compare / MPI_Group_compare. */
+enum { MPI_IDENT = 0, MPI_CONGRUENT = 1, MPI_SIMILAR = 2, MPI_UNEQUAL = 3 };
+
+/* Predefined attribute keys (MPI_Comm_get_attr). */
+enum {
+    MPI_TAG_UB = 1,
+    MPI_HOST = 2,
+    MPI_IO = 3,
+    MPI_WTIME_IS_GLOBAL = 4,
+    MPI_APPNUM = 5,
+    MPI_UNIVERSE_SIZE = 6
+};
+
+/* Error classes; credo's error codes are the classes themselves. */
+enum {
+    MPI_SUCCESS = 0,
+    MPI_ERR_BUFFER = 1,
+    MPI_ERR_COUNT = 2,
+    MPI_ERR_TYPE = 3,
+    MPI_ERR_TAG = 4,
+    MPI_ERR_COMM = 5,
+    MPI_ERR_RANK = 6,
+    MPI_ERR_REQUEST = 7,
+    MPI_ERR_ROOT = 8,
+    MPI_ERR_GROUP = 9,
+    MPI_ERR_OP = 10,
+    MPI_ERR_TOPOLOGY = 11,
+    MPI_ERR_DIMS = 12,
+    MPI_ERR_ARG = 13,
+    MPI_ERR_UNKNOWN = 14,
+    MPI_ERR_TRUNCATE = 15,
+    MPI_ERR_OTHER = 16,
+    MPI_ERR_INTERN = 17,
+    MPI_ERR_IN_STATUS = 18,
+    MPI_ERR_PENDING = 19,
+    MPI_ERR_ACCESS = 20,
+    MPI_ERR_AMODE = 21,
+    MPI_ERR_ASSERT = 22,
+    MPI_ERR_BAD_FILE = 23,
+    MPI_ERR_BASE = 24,
+    MPI_ERR_CONVERSION = 25,
+    MPI_ERR_DISP = 26,
+    MPI_ERR_DUP_DATAREP = 27,
+    MPI_ERR_FILE_EXISTS = 28,
+    MPI_ERR_FILE_IN_USE = 29,
+    MPI_ERR_FILE = 30,
+    MPI_ERR_INFO_KEY = 31,
+    MPI_ERR_INFO_NOKEY = 32,
+    MPI_ERR_INFO_VALUE = 33,
+    MPI_ERR_INFO = 34,
+    MPI_ERR_IO = 35,
+    MPI_ERR_KEYVAL = 36,
+    MPI_ERR_LOCKTYPE = 37,
+    MPI_ERR_NAME = 38,
+    MPI_ERR_NO_MEM = 39,
+    MPI_ERR_NOT_SAME = 40,
+    MPI_ERR_NO_SPACE = 41,
+    MPI_ERR_NO_SUCH_FILE = 42,
+    MPI_ERR_PORT = 43,
+    MPI_ERR_QUOTA = 44,
+    MPI_ERR_READ_ONLY = 45,
+    MPI_ERR_RMA_CONFLICT = 46,
+    MPI_ERR_RMA_SYNC = 47,
+    MPI_ERR_SERVICE = 48,
+    MPI_ERR_SIZE = 49,
+    MPI_ERR_SPAWN = 50,
+    MPI_ERR_UNSUPPORTED_DATAREP = 51,
+    MPI_ERR_UNSUPPORTED_OPERATION = 52,
+    MPI_ERR_WIN = 53,
+    MPI_ERR_RMA_RANGE = 54,
+    MPI_ERR_RMA_ATTACH = 55,
+    MPI_ERR_RMA_SHARED = 56,
+    MPI_ERR_RMA_FLAVOR = 57,
+    MPI_ERR_LASTCODE = 57
+};
+
+/* ---- environment ---------------------------------------------------------------------------- */
+
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Initialized(int *flag);
+int MPI_Finalize(void);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+
+/* ---- errors ----------------------------------------------------------------------------------- */
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+
+/* ---- communicators and groups ----------------------------------------------------------------- */
+
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Group_size(MPI_Group group, int *size);
+int MPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_free(MPI_Group *group);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                              int ranks2[]);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+
+/* ---- point to point --------------------------------------------------------------------------- */
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+
+/* ---- requests --------------------------------------------------------------------------------- */
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+
+/* ---- datatypes -------------------------------------------------------------------------------- */
+
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+
+/* ---- reduction operations and simple collectives ---------------------------------------------- */
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,108 @@
+/* src/mpi/init.c — MPI start-up and shut-down: Init/Init_thread/Finalize and their queries,
+ * MPI_Abort, and the thread level this process runs at. */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "core/core.h"
+#include "mpi/mpi_impl.h"
+
+credo_mpi_state credo_mpi;
+static pthread_t main_thread;
+
+static int init_common(const char *fn, int required)
+{
+    if (credo_mpi.state != MPI_STATE_NONE) {
+        fprintf(stderr, "credo: %s: MPI was already %s\n", fn,
+                credo_mpi.state == MPI_STATE_READY ? "initialized" : "finalized");
+        return MPI_ERR_OTHER;
+    }
+    if (credo_init() != 0)
+        credo_abort(MPI_ERR_OTHER, "%s: runtime start-up failed (see the message above)", fn);
+    if (mpi_comm_init_predefined() != 0)
+        credo_abort(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    /* credo has no internal locking: serialized calls are the most it can promise. */
+    credo_mpi.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (credo_mpi.thread_level < MPI_THREAD_SINGLE)
+        credo_mpi.thread_level = MPI_THREAD_SINGLE;
+    main_thread = pthread_self();
+    credo_mpi.state = MPI_STATE_READY;
+    return MPI_SUCCESS;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    return init_common("MPI_Init", MPI_THREAD_SINGLE);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (provided == NULL) {
+        fprintf(stderr, "credo: MPI_Init_thread: provided is NULL\n");
+        return MPI_ERR_ARG;
+    }
+    int rc = init_common("MPI_Init_thread", required);
+    if (rc == MPI_SUCCESS)
+        *provided = credo_mpi.thread_level;
+    return rc;
+}
+
+int MPI_Initialized(int *flag)
+{
+    if (flag == NULL)
+        return MPI_ERR_ARG;
+    *flag = credo_mpi.state != MPI_STATE_NONE;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+    if (flag == NULL)
+        return MPI_ERR_ARG;
+    *flag = credo_mpi.state == MPI_STATE_DONE;
+    return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int *provided)
+{
+    if (!MPI_READY())
+        return mpi_not_ready("MPI_Query_thread");
+    if (provided == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Query_thread", "provided is NULL");
+    *provided = credo_mpi.thread_level;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+    if (!MPI_READY())
+        return mpi_not_ready("MPI_Is_thread_main");
+    if (flag == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "flag is NULL");
+    *flag = pthread_equal(main_thread, pthread_self()) != 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void)
+{
+    static const char fn[] = "MPI_Finalize";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    /* Buffered sends must leave before the barrier; the barrier makes sure no rank tears down
+     * its mailbox while a peer still sends to it. */
+    mpi_bsend_drain();
+    int rc = mpi_coll_barrier(MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(MPI_COMM_WORLD, rc, fn, "closing barrier failed");
+    credo_mpi.state = MPI_STATE_DONE;
+    mpi_comm_finalize();
+    if (credo_finalize() != 0)
+        return MPI_ERR_OTHER;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    fflush(stdout);
+    credo_abort(errorcode, "MPI_Abort(%s, %d) called",
+                comm_ok(comm) && comm->name[0] ? comm->name : "comm", errorcode);
+}

@@ -1,0 +1,74 @@
+/* src/mpi/misc.c — environment queries that need no communication: clocks, versions, processor
+ * name, and MPI_Alloc_mem/MPI_Free_mem. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "credo_version.h"
+#include "mpi/mpi_impl.h"
+
+double MPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double MPI_Wtick(void)
+{
+    struct timespec res;
+    if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
+        return 1e-9;
+    return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (name == NULL || resultlen == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_processor_name", "NULL argument");
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
+        snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+    if (version == NULL || subversion == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_version", "NULL argument");
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen)
+{
+    if (version == NULL || resultlen == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_library_version", "NULL argument");
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "credo %s (MPI %d.%d, %s)",
+                     CREDO_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, CREDO_BUILD_OPTIONS);
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    static const char fn[] = "MPI_Alloc_mem";
+    if (size < 0 || baseptr == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid size %ld or NULL baseptr", (long)size);
+    /* Cache-line aligned, like the mailbox slots it will be copied to and from. */
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0)
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "cannot allocate %ld bytes", (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+int MPI_Free_mem(void *base)
+{
+    free(base);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,196 @@
+/* src/mpi/mpi_impl.h — internal layout of credo's MPI objects (communicators, datatypes, requests)
+ * and the helpers the MPI binding files share: argument checks, error reporting, typed p2p. */
+#ifndef CREDO_MPI_IMPL_H
+#define CREDO_MPI_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi.h"
+#include "p2p/p2p.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Magic numbers catch stale or garbage handles; freeing an object overwrites its magic. */
+#define COMM_MAGIC 0x436f6d6du
+#define GROUP_MAGIC 0x47727570u
+#define DT_MAGIC 0x44747970u
+#define OP_MAGIC 0x4f705f5fu
+#define ERRH_MAGIC 0x45727248u
+#define DEAD_MAGIC 0xdeadbeefu
+
+/* p2p accepts any non-negative int tag. */
+#define CREDO_TAG_UB 0x7fffffff
+
+/* Tags on a communicator's collective context (ctx + 1); collectives of one communicator are
+ * called in the same order everywhere and p2p does not overtake, so fixed tags suffice. */
+enum { COLL_TAG_BARRIER = 1, COLL_TAG_BCAST = 2, COLL_TAG_REDUCE = 3, COLL_TAG_GATHER = 4 };
+
+/* ---- process state ---- */
+
+enum { MPI_STATE_NONE = 0, MPI_STATE_READY = 1, MPI_STATE_DONE = 2 };
+
+typedef struct credo_mpi_state {
+    int state;            /* enum above */
+    int thread_level;     /* provided */
+    uint32_t next_ctx;    /* lowest context id this process has not used (ids only grow) */
+    int job_size;         /* credo_rt.size, cached */
+} credo_mpi_state;
+
+extern credo_mpi_state credo_mpi;
+
+#define MPI_READY() likely(credo_mpi.state == MPI_STATE_READY)
+
+/* buf + off without pointer arithmetic on a possibly NULL (zero-count) buffer. */
+#define BUF_AT(buf, off) ((void *)((uintptr_t)(buf) + (uintptr_t)(off)))
+
+/* ---- objects ---- */
+
+struct credo_errhandler {
+    uint32_t magic;
+    int kind;                            /* enum errh_kind */
+    int refcount;                        /* user handlers only */
+    MPI_Comm_errhandler_function *fn;
+};
+enum errh_kind { ERRH_FATAL, ERRH_RETURN, ERRH_ABORT, ERRH_USER };
+
+struct credo_comm {
+    uint32_t magic;
+    uint32_t ctx;          /* point-to-point context; ctx + 1 carries this comm's collectives */
+    int rank;
+    int size;
+    int *world_of;         /* comm rank -> job rank */
+    int *comm_of;          /* job rank -> comm rank or -1 (size credo_mpi.job_size) */
+    MPI_Errhandler errh;
+    int predefined;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+struct credo_group {
+    uint32_t magic;
+    int size;
+    int rank;              /* this process' rank in the group or MPI_UNDEFINED */
+    int predefined;
+    int *world_of;
+};
+
+/* A datatype is a flattened list of byte blocks for one element, plus its bounds. */
+typedef struct dt_block {
+    MPI_Aint disp;
+    size_t len;
+} dt_block;
+
+enum { DT_F_PREDEF = 1, DT_F_COMMITTED = 2, DT_F_DENSE = 4 };
+
+struct credo_datatype {
+    uint32_t magic;
+    uint16_t flags;        /* DT_F_*; DENSE: count elements are one run of count*size bytes at lb */
+    int16_t basic;         /* enum credo_basic of every element (op.h), or B_NONE if mixed */
+    size_t size;
+    MPI_Aint lb, extent;
+    MPI_Aint true_lb, true_extent;
+    int nblocks;
+    const dt_block *blocks;
+    size_t elem_size;      /* size of the basic elements if all are the same size, else 0 */
+    size_t elems;          /* basic elements per element */
+    size_t align;          /* strictest alignment of the basic elements (struct padding) */
+    int refcount;          /* derived: the handle plus pending requests that use it */
+    const char *name;
+};
+
+struct credo_op {
+    uint32_t magic;
+    int id;                /* enum credo_op_id (op.h); OP_USER for MPI_Op_create */
+    int commute;
+    int predefined;
+    MPI_User_function *fn;
+};
+
+/* ---- requests: an MPI_Request is a p2p_req; the MPI bits live in its upper fields ----
+ * upper          MPI_Comm (maps the status' job-rank source back to a comm rank)
+ * upper_data[0]  REQ_F_* flags | (uint64_t)count << 32
+ * upper_data[1]  MPI_Datatype (packed requests only)
+ * upper_data[2]  user buffer (packed receives)
+ * upper_data[3]  temporary pack buffer (packed requests) */
+enum {
+    REQ_F_PROC_NULL = 1,   /* completed at once; status says PROC_NULL */
+    REQ_F_PACKED = 2,      /* owns a temporary buffer (and a datatype reference) */
+    REQ_F_RECV = 4,
+    REQ_F_PERSIST_FREE = 8 /* unused: placeholder for persistent requests */
+};
+
+#define REQ_COMM(r) ((MPI_Comm)(r)->upper)
+#define REQ_FLAGS(r) ((uint32_t)(r)->upper_data[0])
+
+static inline int comm_ok(MPI_Comm c)
+{
+    return likely(c != NULL) && likely(c->magic == COMM_MAGIC);
+}
+
+static inline int dt_ok(MPI_Datatype d)
+{
+    return likely(d != NULL) && likely(d->magic == DT_MAGIC) && likely(d->flags & DT_F_COMMITTED);
+}
+
+/* ---- errors (errhandler.c) ---- */
+
+/* Reports `code` raised in MPI function `fn` through comm's handler (world's if comm is not
+ * valid). Returns the code when the handler returns; never returns for fatal handlers. */
+int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
+    __attribute__((cold, format(printf, 4, 5)));
+int mpi_not_ready(const char *fn) __attribute__((cold));
+/* Cold-path checks shared by the point-to-point and collective bindings: 0 or the raised code. */
+int mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype dt);
+int mpi_err_of_p2p(int p2p_err);
+
+/* ---- datatypes (datatype.c) ---- */
+
+void dt_pack(const void *src, size_t count, MPI_Datatype dt, void *dst);
+/* Unpacks at most `bytes` bytes (partial elements included). */
+void dt_unpack(const void *src, size_t bytes, size_t count, MPI_Datatype dt, void *dst);
+/* Copies count elements of dt from src to dst, both laid out as in user memory. */
+void dt_copy(const void *src, void *dst, size_t count, MPI_Datatype dt);
+void dt_retain(MPI_Datatype dt);
+void dt_release(MPI_Datatype dt);
+/* Lowest byte touched by count elements of dt at buf and the span of bytes touched. */
+static inline size_t dt_span(MPI_Datatype dt, size_t count)
+{
+    return count ? (size_t)((MPI_Aint)(count - 1) * dt->extent + dt->true_extent) : 0;
+}
+
+/* ---- typed point to point (pt2pt.c); ranks are comm ranks, no argument checks ---- */
+
+int mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              uint32_t ctx, int mode, p2p_req **out);
+int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              uint32_t ctx, p2p_req **out);
+/* Runs a packed request's unpack/cleanup if it has not run yet (idempotent). */
+void mpi_req_packed_hook(p2p_req *r);
+/* A request that is already complete with PROC_NULL status. */
+p2p_req *mpi_req_proc_null(MPI_Comm comm);
+
+/* ---- requests (request.c) ---- */
+
+/* Fills st (may be NULL) from a completed request, releases it; returns its MPI error code. */
+int mpi_req_finish(p2p_req *r, MPI_Status *st);
+/* Waits for and finishes a request; returns its MPI error code. */
+int mpi_req_wait(p2p_req *r, MPI_Status *st);
+void mpi_status_empty(MPI_Status *st);
+
+/* ---- collectives (coll_simple.c), used internally by comm.c ---- */
+
+int mpi_coll_allgather_int(MPI_Comm comm, const int *mine, int n, int *all);
+int mpi_coll_barrier(MPI_Comm comm);
+
+/* ---- communicators (comm.c) ---- */
+
+int mpi_comm_init_predefined(void);
+void mpi_comm_finalize(void);
+
+/* ---- bsend (bsend.c) ---- */
+
+int mpi_bsend_start(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+void mpi_bsend_drain(void);
+
+#endif

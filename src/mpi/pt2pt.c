@@ -1,0 +1,614 @@
+/* src/mpi/pt2pt.c — point-to-point bindings: argument checks, rank/context translation, and
+ * packing of non-contiguous datatypes around the p2p layer's byte messages. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "mpi/mpi_impl.h"
+
+/* ---- cold-path argument diagnosis ---- */
+
+int mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype dt)
+{
+    if (count < 0)
+        return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
+    if (dt == NULL || dt->magic != DT_MAGIC)
+        return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (!(dt->flags & DT_F_COMMITTED))
+        return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype not committed");
+    if (buf == NULL && count > 0 && dt->size > 0)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "NULL buffer with count %d", count);
+    if (buf == MPI_IN_PLACE)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE not allowed here");
+    return MPI_SUCCESS;
+}
+
+/* Full check of a send's arguments; dest may be PROC_NULL. 0 or the raised error code. */
+static int check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm)
+{
+    int rc;
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (!comm_ok(comm))
+        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    if ((rc = mpi_check_buf(comm, fn, buf, count, dt)) != MPI_SUCCESS)
+        return rc;
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->size))
+        return mpi_error(comm, MPI_ERR_RANK, fn, "invalid rank %d (communicator size %d)", dest,
+                         comm->size);
+    if (tag < 0 || tag > CREDO_TAG_UB)
+        return mpi_error(comm, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0..%d)", tag,
+                         CREDO_TAG_UB);
+    return MPI_SUCCESS;
+}
+
+/* Receive side: source may be ANY_SOURCE or PROC_NULL, tag may be ANY_TAG. */
+static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
+                      int tag, MPI_Comm comm)
+{
+    int rc;
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (!comm_ok(comm))
+        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    if ((rc = mpi_check_buf(comm, fn, buf, count, dt)) != MPI_SUCCESS)
+        return rc;
+    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
+        return mpi_error(comm, MPI_ERR_RANK, fn, "invalid source rank %d (communicator size %d)",
+                         src, comm->size);
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > CREDO_TAG_UB))
+        return mpi_error(comm, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0..%d or MPI_ANY_TAG)",
+                         tag, CREDO_TAG_UB);
+    return MPI_SUCCESS;
+}
+
+static int check_probe(const char *fn, int src, int tag, MPI_Comm comm)
+{
+    return check_recv(fn, NULL, 0, MPI_BYTE, src, tag, comm);
+}
+
+/* The fast-path predicates: everything valid, a real peer, a dense type. */
+static inline int send_fast_ok(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                               MPI_Comm comm)
+{
+    return MPI_READY() && comm_ok(comm) && (unsigned)dest < (unsigned)comm->size &&
+           tag >= 0 && count >= 0 && dt_ok(dt) && (dt->flags & DT_F_DENSE) &&
+           likely(buf != NULL || count == 0);
+}
+
+static inline int recv_fast_ok(const void *buf, int count, MPI_Datatype dt, int src, int tag,
+                               MPI_Comm comm)
+{
+    return MPI_READY() && comm_ok(comm) && (src == MPI_ANY_SOURCE || (unsigned)src < (unsigned)comm->size) &&
+           tag >= MPI_ANY_TAG && count >= 0 && dt_ok(dt) && (dt->flags & DT_F_DENSE) &&
+           likely(buf != NULL || count == 0) && buf != MPI_IN_PLACE;
+}
+
+/* ---- requests with temporary pack buffers ---- */
+
+/* Completion hook of packed requests; idempotent because it may run from progress or from the
+ * caller (when the request completed before the hook was installed). */
+static void packed_done(p2p_req *r)
+{
+    uint64_t f = r->upper_data[0];
+    if (!(f & REQ_F_PACKED))
+        return;
+    r->upper_data[0] = f & ~(uint64_t)REQ_F_PACKED;
+    MPI_Datatype dt = (MPI_Datatype)(uintptr_t)r->upper_data[1];
+    void *tmp = (void *)(uintptr_t)r->upper_data[3];
+    if (f & REQ_F_RECV) {
+        size_t count = (size_t)(f >> 32);
+        size_t bytes = r->status.cancelled ? 0 : r->status.bytes;
+        dt_unpack(tmp, bytes, count, dt, (void *)(uintptr_t)r->upper_data[2]);
+    }
+    free(tmp);
+    dt_release(dt);
+}
+
+void mpi_req_packed_hook(p2p_req *r)
+{
+    packed_done(r);
+}
+
+static void attach_packed(p2p_req *r, MPI_Comm comm, uint64_t flags, int count, MPI_Datatype dt,
+                          void *user, void *tmp)
+{
+    r->upper = comm;
+    r->upper_data[0] = flags | REQ_F_PACKED | ((uint64_t)(uint32_t)count << 32);
+    r->upper_data[1] = (uint64_t)(uintptr_t)dt;
+    r->upper_data[2] = (uint64_t)(uintptr_t)user;
+    r->upper_data[3] = (uint64_t)(uintptr_t)tmp;
+    dt_retain(dt);
+    r->on_complete = packed_done;
+    /* The request may have completed inside p2p, before the hook existed. */
+    if (r->done)
+        packed_done(r);
+}
+
+int mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              uint32_t ctx, int mode, p2p_req **out)
+{
+    size_t bytes = (size_t)count * dt->size;
+    int rc;
+    p2p_req *r;
+    if (likely((dt->flags & DT_F_DENSE) || bytes == 0)) {
+        rc = p2p_isend(BUF_AT(buf, (dt->flags & DT_F_DENSE) ? dt->lb : 0), bytes,
+                       comm->world_of[dest], tag, ctx, mode, &r);
+        if (unlikely(rc != P2P_OK))
+            return mpi_err_of_p2p(rc);
+        r->upper = comm;
+        r->upper_data[0] = 0;
+        r->on_complete = NULL;
+        *out = r;
+        return MPI_SUCCESS;
+    }
+    void *tmp = malloc(bytes);
+    if (tmp == NULL)
+        return MPI_ERR_NO_MEM;
+    dt_pack(buf, (size_t)count, dt, tmp);
+    rc = p2p_isend(tmp, bytes, comm->world_of[dest], tag, ctx, mode, &r);
+    if (rc != P2P_OK) {
+        free(tmp);
+        return mpi_err_of_p2p(rc);
+    }
+    attach_packed(r, comm, 0, count, dt, NULL, tmp);
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              uint32_t ctx, p2p_req **out)
+{
+    size_t bytes = (size_t)count * dt->size;
+    int jsrc = src == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[src];
+    int rc;
+    p2p_req *r;
+    if (likely((dt->flags & DT_F_DENSE) || bytes == 0)) {
+        rc = p2p_irecv(BUF_AT(buf, (dt->flags & DT_F_DENSE) ? dt->lb : 0), bytes, jsrc, tag,
+                       ctx, &r);
+        if (unlikely(rc != P2P_OK))
+            return mpi_err_of_p2p(rc);
+        r->upper = comm;
+        r->upper_data[0] = REQ_F_RECV;
+        r->on_complete = NULL;
+        *out = r;
+        return MPI_SUCCESS;
+    }
+    void *tmp = malloc(bytes);
+    if (tmp == NULL)
+        return MPI_ERR_NO_MEM;
+    rc = p2p_irecv(tmp, bytes, jsrc, tag, ctx, &r);
+    if (rc != P2P_OK) {
+        free(tmp);
+        return mpi_err_of_p2p(rc);
+    }
+    attach_packed(r, comm, REQ_F_RECV, count, dt, buf, tmp);
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+p2p_req *mpi_req_proc_null(MPI_Comm comm)
+{
+    p2p_req *r = p2p_req_generic();
+    if (r == NULL)
+        return NULL;
+    r->upper = comm;
+    r->upper_data[0] = REQ_F_PROC_NULL | REQ_F_RECV;
+    r->on_complete = NULL;
+    memset(&r->status, 0, sizeof r->status);
+    p2p_req_complete(r);
+    return r;
+}
+
+/* ---- blocking sends ---- */
+
+static int send_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                     int tag, MPI_Comm comm, int mode)
+{
+    int rc = check_send(fn, buf, count, dt, dest, tag, comm);
+    if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return rc;
+    p2p_req *r;
+    rc = mpi_isend(buf, count, dt, dest, tag, comm, comm->ctx, mode, &r);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "send to rank %d failed", dest);
+    rc = mpi_req_wait(r, NULL);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "send to rank %d failed", dest);
+    return MPI_SUCCESS;
+}
+
+static inline int send_blocking(const char *fn, const void *buf, int count, MPI_Datatype dt,
+                                int dest, int tag, MPI_Comm comm, int mode)
+{
+    if (unlikely(!send_fast_ok(buf, count, dt, dest, tag, comm)))
+        return send_slow(fn, buf, count, dt, dest, tag, comm, mode);
+    p2p_req *r;
+    int rc = p2p_isend(BUF_AT(buf, dt->lb), (size_t)count * dt->size, comm->world_of[dest],
+                       tag, comm->ctx, mode, &r);
+    if (unlikely(rc != P2P_OK))
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
+    r->on_complete = NULL;
+    if (!r->done)
+        p2p_wait(r);
+    rc = r->status.error;
+    p2p_req_free(r);
+    if (unlikely(rc != P2P_OK))
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
+    return MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, P2P_MODE_STANDARD);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, P2P_MODE_SYNC);
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, P2P_MODE_READY);
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Bsend";
+    int rc = check_send(fn, buf, count, datatype, dest, tag, comm);
+    if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return rc;
+    return mpi_bsend_start(buf, count, datatype, dest, tag, comm);
+}
+
+/* ---- non-blocking sends ---- */
+
+static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    if (request == NULL) {
+        if (!MPI_READY())
+            return mpi_not_ready(fn);
+        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+    }
+    int rc = check_send(fn, buf, count, dt, dest, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    p2p_req *r;
+    if (dest == MPI_PROC_NULL) {
+        r = mpi_req_proc_null(comm);
+        if (r == NULL)
+            return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of requests");
+    } else {
+        rc = mpi_isend(buf, count, dt, dest, tag, comm, comm->ctx, mode, &r);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(comm, rc, fn, "send to rank %d failed", dest);
+    }
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+static inline int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt,
+                               int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    if (unlikely(!send_fast_ok(buf, count, dt, dest, tag, comm) || request == NULL))
+        return isend_slow(fn, buf, count, dt, dest, tag, comm, mode, request);
+    p2p_req *r;
+    int rc = p2p_isend(BUF_AT(buf, dt->lb), (size_t)count * dt->size, comm->world_of[dest],
+                       tag, comm->ctx, mode, &r);
+    if (unlikely(rc != P2P_OK))
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
+    r->upper = comm;
+    r->upper_data[0] = 0;
+    r->on_complete = NULL;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    return isend_common("MPI_Isend", buf, count, datatype, dest, tag, comm, P2P_MODE_STANDARD,
+                        request);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return isend_common("MPI_Issend", buf, count, datatype, dest, tag, comm, P2P_MODE_SYNC,
+                        request);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return isend_common("MPI_Irsend", buf, count, datatype, dest, tag, comm, P2P_MODE_READY,
+                        request);
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ibsend";
+    if (request == NULL)
+        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+    int rc = check_send(fn, buf, count, datatype, dest, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (dest != MPI_PROC_NULL) {
+        rc = mpi_bsend_start(buf, count, datatype, dest, tag, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    /* The data sits in the attached buffer now: the user's request is complete. */
+    p2p_req *r = mpi_req_proc_null(comm);
+    if (r == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of requests");
+    r->upper_data[0] = 0;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+/* ---- receives ---- */
+
+/* Source of a completed receive as a rank of comm. */
+static inline int comm_source(MPI_Comm comm, int job_rank)
+{
+    if (likely((unsigned)job_rank < (unsigned)credo_mpi.job_size))
+        return comm->comm_of[job_rank];
+    return MPI_ANY_SOURCE;
+}
+
+static void status_proc_null(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->credo_cancelled = 0;
+    st->credo_count_bytes = 0;
+}
+
+static int recv_slow(const char *fn, void *buf, int count, MPI_Datatype dt, int src, int tag,
+                     MPI_Comm comm, MPI_Status *status)
+{
+    int rc = check_recv(fn, buf, count, dt, src, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (src == MPI_PROC_NULL) {
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    p2p_req *r;
+    rc = mpi_irecv(buf, count, dt, src, tag, comm, comm->ctx, &r);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "receive failed");
+    rc = mpi_req_wait(r, status);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "%s", rc == MPI_ERR_TRUNCATE
+                                                 ? "message truncated (longer than the receive buffer)"
+                                                 : "receive failed");
+    return MPI_SUCCESS;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    static const char fn[] = "MPI_Recv";
+    if (unlikely(!recv_fast_ok(buf, count, datatype, source, tag, comm)))
+        return recv_slow(fn, buf, count, datatype, source, tag, comm, status);
+    p2p_req *r;
+    int rc = p2p_irecv(BUF_AT(buf, datatype->lb), (size_t)count * datatype->size,
+                       source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source], tag,
+                       comm->ctx, &r);
+    if (unlikely(rc != P2P_OK))
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "receive failed");
+    r->on_complete = NULL;
+    if (!r->done)
+        p2p_wait(r);
+    rc = r->status.error;
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = comm_source(comm, r->status.source);
+        status->MPI_TAG = r->status.tag;
+        status->MPI_ERROR = mpi_err_of_p2p(rc);
+        status->credo_cancelled = 0;
+        status->credo_count_bytes = (long long)r->status.bytes;
+    }
+    p2p_req_free(r);
+    if (unlikely(rc != P2P_OK))
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "%s",
+                         rc == P2P_ERR_TRUNCATE ? "message truncated (longer than the receive buffer)"
+                                                : "receive failed");
+    return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    static const char fn[] = "MPI_Irecv";
+    p2p_req *r;
+    int rc;
+    if (unlikely(!recv_fast_ok(buf, count, datatype, source, tag, comm) || request == NULL)) {
+        if (request == NULL) {
+            if (!MPI_READY())
+                return mpi_not_ready(fn);
+            return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+        }
+        rc = check_recv(fn, buf, count, datatype, source, tag, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (source == MPI_PROC_NULL) {
+            r = mpi_req_proc_null(comm);
+            if (r == NULL)
+                return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of requests");
+            *request = (MPI_Request)r;
+            return MPI_SUCCESS;
+        }
+        rc = mpi_irecv(buf, count, datatype, source, tag, comm, comm->ctx, &r);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(comm, rc, fn, "receive failed");
+        *request = (MPI_Request)r;
+        return MPI_SUCCESS;
+    }
+    rc = p2p_irecv(BUF_AT(buf, datatype->lb), (size_t)count * datatype->size,
+                   source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source], tag,
+                   comm->ctx, &r);
+    if (unlikely(rc != P2P_OK))
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "receive failed");
+    r->upper = comm;
+    r->upper_data[0] = REQ_F_RECV;
+    r->on_complete = NULL;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+/* ---- combined send-receive ---- */
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Sendrecv";
+    int rc;
+    if ((rc = check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm)) != MPI_SUCCESS ||
+        (rc = check_recv(fn, recvbuf, recvcount, recvtype, source, recvtag, comm)) != MPI_SUCCESS)
+        return rc;
+    p2p_req *rr = NULL, *sr = NULL;
+    if (source != MPI_PROC_NULL &&
+        (rc = mpi_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, comm->ctx, &rr)) !=
+            MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "receive failed");
+    if (dest != MPI_PROC_NULL &&
+        (rc = mpi_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm->ctx,
+                        P2P_MODE_STANDARD, &sr)) != MPI_SUCCESS) {
+        if (rr != NULL) {
+            p2p_cancel(rr);
+            mpi_req_wait(rr, NULL);
+        }
+        return mpi_error(comm, rc, fn, "send to rank %d failed", dest);
+    }
+    int src_rc = sr ? mpi_req_wait(sr, NULL) : MPI_SUCCESS;
+    int rcv_rc = MPI_SUCCESS;
+    if (rr != NULL)
+        rcv_rc = mpi_req_wait(rr, status);
+    else
+        status_proc_null(status);
+    if (rcv_rc != MPI_SUCCESS)
+        return mpi_error(comm, rcv_rc, fn, "%s",
+                         rcv_rc == MPI_ERR_TRUNCATE ? "message truncated" : "receive failed");
+    if (src_rc != MPI_SUCCESS)
+        return mpi_error(comm, src_rc, fn, "send to rank %d failed", dest);
+    return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Sendrecv_replace";
+    int rc;
+    if ((rc = check_send(fn, buf, count, datatype, dest, sendtag, comm)) != MPI_SUCCESS ||
+        (rc = check_recv(fn, buf, count, datatype, source, recvtag, comm)) != MPI_SUCCESS)
+        return rc;
+    /* The outgoing data is copied aside so the receive may land in buf at once. */
+    size_t bytes = (size_t)count * datatype->size;
+    void *tmp = NULL;
+    p2p_req *sr = NULL, *rr = NULL;
+    if (dest != MPI_PROC_NULL) {
+        tmp = malloc(bytes ? bytes : 1);
+        if (tmp == NULL)
+            return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+        dt_pack(buf, (size_t)count, datatype, tmp);
+        rc = p2p_isend(tmp, bytes, comm->world_of[dest], sendtag, comm->ctx, P2P_MODE_STANDARD,
+                       &sr);
+        if (rc != P2P_OK) {
+            free(tmp);
+            return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
+        }
+        sr->upper = comm;
+        sr->upper_data[0] = 0;
+        sr->on_complete = NULL;
+    }
+    if (source != MPI_PROC_NULL)
+        rc = mpi_irecv(buf, count, datatype, source, recvtag, comm, comm->ctx, &rr);
+    int src_rc = sr ? mpi_req_wait(sr, NULL) : MPI_SUCCESS;
+    free(tmp);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "receive failed");
+    int rcv_rc = MPI_SUCCESS;
+    if (rr != NULL)
+        rcv_rc = mpi_req_wait(rr, status);
+    else
+        status_proc_null(status);
+    if (rcv_rc != MPI_SUCCESS)
+        return mpi_error(comm, rcv_rc, fn, "%s",
+                         rcv_rc == MPI_ERR_TRUNCATE ? "message truncated" : "receive failed");
+    if (src_rc != MPI_SUCCESS)
+        return mpi_error(comm, src_rc, fn, "send to rank %d failed", dest);
+    return MPI_SUCCESS;
+}
+
+/* ---- probe ---- */
+
+static void fill_probe_status(MPI_Comm comm, const p2p_status *ps, MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = comm_source(comm, ps->source);
+    st->MPI_TAG = ps->tag;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->credo_cancelled = 0;
+    st->credo_count_bytes = (long long)ps->bytes;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Iprobe";
+    int rc = check_probe(fn, source, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (flag == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "flag is NULL");
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    p2p_status ps;
+    int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
+    p2p_progress();
+    rc = p2p_iprobe(jsrc, tag, comm->ctx, flag, &ps);
+    if (rc != P2P_OK)
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
+    if (*flag)
+        fill_probe_status(comm, &ps, status);
+    return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Probe";
+    int rc = check_probe(fn, source, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    p2p_status ps;
+    int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
+    p2p_waiter w = P2P_WAITER_INIT;
+    int flag = 0;
+    for (;;) {
+        rc = p2p_iprobe(jsrc, tag, comm->ctx, &flag, &ps);
+        if (rc != P2P_OK)
+            return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
+        if (flag)
+            break;
+        p2p_wait_step(&w);
+    }
+    fill_probe_status(comm, &ps, status);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,391 @@
+/* src/mpi/request.c — the wait/test family, request free, cancel and status helpers. An MPI_Request
+ * is a p2p_req; completion fills the MPI_Status and returns the request to p2p. */
+#include <string.h>
+
+#include "core/core.h"
+#include "mpi/mpi_impl.h"
+
+#define AS_P2P(req) ((p2p_req *)(req))
+
+void mpi_status_empty(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->credo_cancelled = 0;
+    st->credo_count_bytes = 0;
+}
+
+/* Status of a completed request without releasing it; returns its MPI error code. */
+static int req_status(p2p_req *r, MPI_Status *st)
+{
+    uint64_t f = r->upper_data[0];
+    if (unlikely(f & REQ_F_PACKED))
+        mpi_req_packed_hook(r);
+    int err = likely(r->status.error == P2P_OK) ? MPI_SUCCESS : mpi_err_of_p2p(r->status.error);
+    if (st == MPI_STATUS_IGNORE)
+        return err;
+    st->MPI_ERROR = err;
+    st->credo_cancelled = r->status.cancelled;
+    if (f & REQ_F_PROC_NULL) {
+        st->MPI_SOURCE = MPI_PROC_NULL;
+        st->MPI_TAG = MPI_ANY_TAG;
+        st->credo_count_bytes = 0;
+    } else if (f & REQ_F_RECV) {
+        int src = r->status.source;
+        MPI_Comm comm = REQ_COMM(r);
+        st->MPI_SOURCE = (unsigned)src < (unsigned)credo_mpi.job_size ? comm->comm_of[src]
+                                                                       : MPI_ANY_SOURCE;
+        st->MPI_TAG = r->status.tag;
+        st->credo_count_bytes = r->status.cancelled ? 0 : (long long)r->status.bytes;
+    } else {
+        st->credo_count_bytes = 0;
+    }
+    return err;
+}
+
+int mpi_req_finish(p2p_req *r, MPI_Status *st)
+{
+    int err = req_status(r, st);
+    p2p_req_free(r);
+    return err;
+}
+
+int mpi_req_wait(p2p_req *r, MPI_Status *st)
+{
+    if (!r->done)
+        p2p_wait(r);
+    return mpi_req_finish(r, st);
+}
+
+static int req_error(MPI_Comm comm, int rc, const char *fn)
+{
+    return mpi_error(comm, rc, fn, "%s",
+                     rc == MPI_ERR_TRUNCATE ? "message truncated (longer than the receive buffer)"
+                                            : "request failed");
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Wait";
+    if (unlikely(!MPI_READY()))
+        return mpi_not_ready(fn);
+    if (unlikely(request == NULL))
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "request is NULL");
+    p2p_req *r = AS_P2P(*request);
+    if (r == NULL) {
+        mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = REQ_COMM(r);
+    if (!r->done)
+        p2p_wait(r);
+    int rc = mpi_req_finish(r, status);
+    *request = MPI_REQUEST_NULL;
+    if (unlikely(rc != MPI_SUCCESS))
+        return req_error(comm, rc, fn);
+    return MPI_SUCCESS;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Test";
+    if (unlikely(!MPI_READY()))
+        return mpi_not_ready(fn);
+    if (unlikely(request == NULL || flag == NULL))
+        return mpi_error(NULL, request == NULL ? MPI_ERR_REQUEST : MPI_ERR_ARG, fn,
+                         "%s is NULL", request == NULL ? "request" : "flag");
+    p2p_req *r = AS_P2P(*request);
+    if (r == NULL) {
+        *flag = 1;
+        mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!r->done) {
+        p2p_progress();
+        if (!r->done) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    MPI_Comm comm = REQ_COMM(r);
+    *flag = 1;
+    int rc = mpi_req_finish(r, status);
+    *request = MPI_REQUEST_NULL;
+    if (unlikely(rc != MPI_SUCCESS))
+        return req_error(comm, rc, fn);
+    return MPI_SUCCESS;
+}
+
+static int check_array(const char *fn, int count, const MPI_Request *reqs)
+{
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (count < 0)
+        return mpi_error(NULL, MPI_ERR_COUNT, fn, "negative count %d", count);
+    if (count > 0 && reqs == NULL)
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "array of requests is NULL");
+    return MPI_SUCCESS;
+}
+
+/* Finishes requests[i] into statuses (may be NULL); returns its error code. */
+static int finish_at(MPI_Request reqs[], int i, MPI_Status *st)
+{
+    int rc = mpi_req_finish(AS_P2P(reqs[i]), st);
+    reqs[i] = MPI_REQUEST_NULL;
+    return rc;
+}
+
+/* Completes every request already done in reqs (all of them when `all`): the common end of the
+ * *all functions. Per-request errors go into the statuses; returns MPI_ERR_IN_STATUS if any. */
+static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    int failed = 0;
+    MPI_Comm fail_comm = NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[i];
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            mpi_status_empty(st);
+            continue;
+        }
+        MPI_Comm comm = REQ_COMM(AS_P2P(reqs[i]));
+        MPI_Status tmp;
+        int rc = finish_at(reqs, i, st ? st : &tmp);
+        if (rc != MPI_SUCCESS && !failed) {
+            failed = 1;
+            fail_comm = comm;
+        }
+    }
+    if (failed)
+        return mpi_error(fail_comm, MPI_ERR_IN_STATUS, fn,
+                         "a request failed (see the statuses' MPI_ERROR)");
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Waitall";
+    int rc = check_array(fn, count, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < count; i++) {
+        p2p_req *r = AS_P2P(array_of_requests[i]);
+        if (r != NULL && !r->done)
+            p2p_wait(r);
+    }
+    return finish_all(fn, count, array_of_requests, array_of_statuses);
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Testall";
+    int rc = check_array(fn, count, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (flag == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
+    p2p_progress();
+    for (int i = 0; i < count; i++) {
+        p2p_req *r = AS_P2P(array_of_requests[i]);
+        if (r != NULL && !r->done) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return finish_all(fn, count, array_of_requests, array_of_statuses);
+}
+
+/* Index of a completed request, MPI_UNDEFINED if none is active, -1 if active ones are pending. */
+static int find_done(int count, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < count; i++) {
+        p2p_req *r = AS_P2P(reqs[i]);
+        if (r == NULL)
+            continue;
+        if (r->done)
+            return i;
+        active = 1;
+    }
+    return active ? -1 : MPI_UNDEFINED;
+}
+
+static int any_finish(const char *fn, MPI_Request reqs[], int i, int *index, MPI_Status *status)
+{
+    MPI_Comm comm = REQ_COMM(AS_P2P(reqs[i]));
+    *index = i;
+    int rc = finish_at(reqs, i, status);
+    if (rc != MPI_SUCCESS)
+        return req_error(comm, rc, fn);
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Waitany";
+    int rc = check_array(fn, count, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (index == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "index is NULL");
+    p2p_waiter w = P2P_WAITER_INIT;
+    int i;
+    while ((i = find_done(count, array_of_requests)) == -1)
+        p2p_wait_step(&w);
+    if (i == MPI_UNDEFINED) {
+        *index = MPI_UNDEFINED;
+        mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    return any_finish(fn, array_of_requests, i, index, status);
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status)
+{
+    static const char fn[] = "MPI_Testany";
+    int rc = check_array(fn, count, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (index == NULL || flag == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", index == NULL ? "index" : "flag");
+    int i = find_done(count, array_of_requests);
+    if (i == -1) {
+        p2p_progress();
+        i = find_done(count, array_of_requests);
+    }
+    if (i == -1) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    if (i == MPI_UNDEFINED) {
+        *index = MPI_UNDEFINED;
+        mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    return any_finish(fn, array_of_requests, i, index, status);
+}
+
+/* Completes every done request; *outcount = how many (MPI_UNDEFINED if none was active). */
+static int some_finish(const char *fn, int incount, MPI_Request reqs[], int *outcount,
+                       int indices[], MPI_Status statuses[])
+{
+    int n = 0, active = 0, failed = 0;
+    MPI_Comm fail_comm = NULL;
+    for (int i = 0; i < incount; i++) {
+        p2p_req *r = AS_P2P(reqs[i]);
+        if (r == NULL)
+            continue;
+        active = 1;
+        if (!r->done)
+            continue;
+        MPI_Comm comm = REQ_COMM(r);
+        MPI_Status tmp, *st = statuses == MPI_STATUSES_IGNORE ? &tmp : &statuses[n];
+        if (finish_at(reqs, i, st) != MPI_SUCCESS && !failed) {
+            failed = 1;
+            fail_comm = comm;
+        }
+        indices[n++] = i;
+    }
+    *outcount = active ? n : MPI_UNDEFINED;
+    if (failed)
+        return mpi_error(fail_comm, MPI_ERR_IN_STATUS, fn,
+                         "a request failed (see the statuses' MPI_ERROR)");
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Waitsome";
+    int rc = check_array(fn, incount, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (outcount == NULL || (incount > 0 && array_of_indices == NULL))
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL output argument");
+    p2p_waiter w = P2P_WAITER_INIT;
+    while (find_done(incount, array_of_requests) == -1)
+        p2p_wait_step(&w);
+    return some_finish(fn, incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses);
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Testsome";
+    int rc = check_array(fn, incount, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (outcount == NULL || (incount > 0 && array_of_indices == NULL))
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL output argument");
+    p2p_progress();
+    return some_finish(fn, incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses);
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Request_free";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (request == NULL || *request == MPI_REQUEST_NULL)
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    /* p2p keeps a pending request until it completes; its hook still unpacks and frees. */
+    p2p_req_free(AS_P2P(*request));
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Request_get_status";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (flag == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
+    p2p_req *r = AS_P2P(request);
+    if (r == NULL) {
+        *flag = 1;
+        mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!r->done)
+        p2p_progress();
+    *flag = r->done;
+    if (r->done) {
+        int rc = req_status(r, status);
+        if (rc != MPI_SUCCESS)
+            return req_error(REQ_COMM(r), rc, fn);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Cancel";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (request == NULL || *request == MPI_REQUEST_NULL)
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    p2p_req *r = AS_P2P(*request);
+    /* Sends are not cancellable in credo: the request completes normally and Test_cancelled
+     * reports false. Completed requests are left alone. */
+    if (!r->done && r->kind == P2P_REQ_RECV && p2p_cancel(r) == 1)
+        mpi_req_packed_hook(r);
+    return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (status == NULL || flag == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL argument");
+    *flag = status->credo_cancelled != 0;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,548 @@
+/* src/sim/sim_cluster.c — credosim's cluster and flow-control model: nodes of ppn ranks, shared
+ * memory inside a node, mailbox packets with credits from src/fc between nodes, mesh/torus links. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc/fc.h"
+#include "sim/sim_internal.h"
+
+/* Defaults calibrated against the thesis' reference times (docs/SIMULATOR.md, "Calibration"):
+ * the node's NIC/host interface serialises about 2.5 packets/us, the rest is CPU time per packet. */
+void sim_cluster_default(sim_cluster *c)
+{
+    *c = (sim_cluster){0};
+    c->ppn = 1;
+    c->fc = "none";
+    c->slots_per_peer = 64;
+    c->credit_slots = 2;
+    c->piggyback = 1;
+    c->eager_max = 2048;
+    c->pkt_payload = 56;
+    c->mpi_header = 16;
+    c->pio_ns = 150;
+    c->retrieve_ns = 150;
+    c->fc_ns = 20;
+    c->msg_o_ns = 500;
+    c->nic_gap_ns = 400;
+    c->link_pkt_ns = 100;
+    c->hop_ns = 87;
+    c->wire_ns = 600;
+    c->rma_byte_ps = 2500;
+    c->shm_o_ns = 500;
+    c->shm_byte_ps = 250;
+    c->shm_L_ns = 200;
+}
+
+enum pkt_kind { PK_DATA = 0, PK_CREDIT = 1, PK_REQUEST = 2, PK_RESPONSE = 3, PK_SHM = 4 };
+
+typedef struct sim_pkt {
+    uint32_t next;  /* mailbox FIFO / free list */
+    uint32_t src;   /* sending rank */
+    uint32_t msg;   /* data: message; SIM_NIL for control */
+    uint32_t value; /* control: credits; data: piggybacked credits */
+    uint8_t kind;
+    uint8_t last;   /* last packet of its message */
+} sim_pkt;
+
+/* A message being injected packet by packet. Jobs to one destination stay in order: a job blocked
+ * on credits blocks the later jobs to the same destination, not the others. */
+typedef struct sim_job {
+    uint32_t next;
+    uint32_t msg;
+    uint32_t left;  /* packets still to inject */
+    uint32_t total;
+    uint8_t delayed;
+} sim_job;
+
+typedef struct sim_rank {
+    fc_state *fc;
+    uint32_t mb_head, mb_tail, mb_fill; /* mailbox FIFO of arrived packets */
+    uint32_t run_head, run_tail;        /* jobs ready to inject */
+    uint8_t cpu_armed;                  /* an EV_CPU is queued */
+} sim_rank;
+
+typedef struct sim_cl {
+    const fc_ops *ops;
+    sim_rank *rk;
+    uint32_t nnodes;
+    uint64_t *nic_free;   /* per node */
+    uint64_t *link_free;  /* per node x 6 directions */
+    uint32_t *blk_head, *blk_tail; /* per (rank, dest): blocked jobs, nranks*nranks */
+    sim_pkt *pk;
+    uint32_t pkcap, pkfree;
+    sim_job *jb;
+    uint32_t jbcap, jbfree;
+    fc_ctrl *ctrlq;       /* scratch */
+    uint32_t mailbox_cap;
+    uint64_t overflows;
+} sim_cl;
+
+static inline uint32_t node_of(const sim_engine *E, uint32_t r) { return r / E->cfg->cl.ppn; }
+int sim_cl_is_remote(sim_engine *E, uint32_t a, uint32_t b) { return node_of(E, a) != node_of(E, b); }
+
+static uint32_t pkt_new(sim_engine *E)
+{
+    sim_cl *C = E->cl;
+    if (C->pkfree == SIM_NIL) {
+        uint32_t ncap = C->pkcap ? C->pkcap * 2 : 4096;
+        sim_pkt *p = realloc(C->pk, (size_t)ncap * sizeof *p);
+        if (!p) {
+            sim_fail(E, "out of memory for %u packets", ncap);
+            return SIM_NIL;
+        }
+        C->pk = p;
+        for (uint32_t i = ncap; i-- > C->pkcap;) {
+            p[i].next = C->pkfree;
+            C->pkfree = i;
+        }
+        C->pkcap = ncap;
+    }
+    uint32_t i = C->pkfree;
+    C->pkfree = C->pk[i].next;
+    memset(&C->pk[i], 0, sizeof C->pk[i]);
+    C->pk[i].next = SIM_NIL;
+    C->pk[i].msg = SIM_NIL;
+    return i;
+}
+
+static void pkt_free(sim_cl *C, uint32_t i)
+{
+    C->pk[i].next = C->pkfree;
+    C->pkfree = i;
+}
+
+static uint32_t job_new(sim_engine *E)
+{
+    sim_cl *C = E->cl;
+    if (C->jbfree == SIM_NIL) {
+        uint32_t ncap = C->jbcap ? C->jbcap * 2 : 4096;
+        sim_job *j = realloc(C->jb, (size_t)ncap * sizeof *j);
+        if (!j) {
+            sim_fail(E, "out of memory for %u send jobs", ncap);
+            return SIM_NIL;
+        }
+        C->jb = j;
+        for (uint32_t i = ncap; i-- > C->jbcap;) {
+            j[i].next = C->jbfree;
+            C->jbfree = i;
+        }
+        C->jbcap = ncap;
+    }
+    uint32_t i = C->jbfree;
+    C->jbfree = C->jb[i].next;
+    memset(&C->jb[i], 0, sizeof C->jb[i]);
+    C->jb[i].next = SIM_NIL;
+    return i;
+}
+
+int sim_cl_init(sim_engine *E)
+{
+    const sim_cluster *c = &E->cfg->cl;
+    uint32_t n = E->s->nranks;
+    if (c->ppn == 0 || c->pkt_payload <= c->mpi_header)
+        return sim_fail(E, "cluster model: ppn must be >= 1 and the packet payload larger than the MPI header");
+    sim_cl *C = calloc(1, sizeof *C);
+    if (!C)
+        return sim_fail(E, "out of memory");
+    E->cl = C;
+    C->pkfree = C->jbfree = SIM_NIL;
+    C->ops = fc_lookup(c->fc ? c->fc : "none");
+    if (!C->ops)
+        return sim_fail(E, "--fc %s: unknown flow-control scheme (expected none, static or dynamic)", c->fc);
+    C->nnodes = (n + c->ppn - 1) / c->ppn;
+    uint64_t cap = c->dims[0] ? (uint64_t)c->dims[0] * c->dims[1] * c->dims[2] : 0;
+    if (cap && cap < C->nnodes)
+        return sim_fail(E, "--topology %ux%ux%u has %llu nodes, but %u ranks at --ppn %u need %u", c->dims[0], c->dims[1],
+                        c->dims[2], (unsigned long long)cap, n, c->ppn, C->nnodes);
+    if ((uint64_t)n * n > (1ull << 31))
+        return sim_fail(E, "cluster model: %u ranks is too many for per-pair flow-control state (max 46340)", n);
+    C->rk = calloc(n, sizeof *C->rk);
+    C->nic_free = calloc(C->nnodes, sizeof *C->nic_free);
+    C->link_free = calloc((size_t)(cap ? cap : 1) * 6, sizeof *C->link_free);
+    C->blk_head = malloc((size_t)n * n * sizeof *C->blk_head);
+    C->blk_tail = malloc((size_t)n * n * sizeof *C->blk_tail);
+    if (!C->rk || !C->nic_free || !C->link_free || !C->blk_head || !C->blk_tail)
+        return sim_fail(E, "out of memory for the cluster model of %u ranks", n);
+    memset(C->blk_head, 0xff, (size_t)n * n * sizeof *C->blk_head);
+    memset(C->blk_tail, 0xff, (size_t)n * n * sizeof *C->blk_tail);
+    char err[256];
+    for (uint32_t r = 0; r < n; r++) {
+        fc_params p = {n, r, c->slots_per_peer, c->credit_slots};
+        if (C->ops->create(&p, &C->rk[r].fc, err, sizeof err) != 0)
+            return sim_fail(E, "%s", err);
+        C->rk[r].mb_head = C->rk[r].mb_tail = C->rk[r].run_head = C->rk[r].run_tail = SIM_NIL;
+        if (r == 0) {
+            fc_params q = p;
+            C->mailbox_cap = C->ops->mailbox_slots(&q);
+        }
+    }
+    return 0;
+}
+
+void sim_cl_free(sim_engine *E)
+{
+    sim_cl *C = E->cl;
+    if (!C)
+        return;
+    for (uint32_t r = 0; C->rk && r < E->s->nranks; r++)
+        if (C->rk[r].fc)
+            C->ops->destroy(C->rk[r].fc);
+    free(C->rk);
+    free(C->nic_free);
+    free(C->link_free);
+    free(C->blk_head);
+    free(C->blk_tail);
+    free(C->pk);
+    free(C->jb);
+    free(C);
+    E->cl = NULL;
+}
+
+void sim_cl_stats(sim_engine *E)
+{
+    sim_cl *C = E->cl;
+    for (uint32_t r = 0; r < E->s->nranks; r++) {
+        const fc_counters *k = C->ops->counters(C->rk[r].fc);
+        E->st.credit_packets += k->credit_packets_sent;
+        E->st.piggybacked += k->piggybacked_returns;
+        E->st.ctrl_packets += k->compulsory_requests + k->compulsory_responses;
+    }
+    E->st.mailbox_overflows = C->overflows;
+}
+
+static void arm_cpu(sim_engine *E, uint32_t r)
+{
+    sim_rank *R = &E->cl->rk[r];
+    if (R->cpu_armed)
+        return;
+    R->cpu_armed = 1;
+    uint64_t t = E->nexto[(size_t)r * E->nc];
+    sim_push(E, t > E->now ? t : E->now, sim_next_seq(E), 0, r, EV_CPU);
+}
+
+/* Network time of one packet injected by `from` at t: NIC serialisation at the source node, then
+ * dimension-order routing over mesh/torus links that each carry one packet per link_pkt_ns. */
+static uint64_t route(sim_engine *E, uint32_t from, uint32_t to, uint64_t t, uint64_t occupancy)
+{
+    const sim_cluster *c = &E->cfg->cl;
+    sim_cl *C = E->cl;
+    uint32_t a = node_of(E, from), b = node_of(E, to);
+    uint64_t *nic = &C->nic_free[a];
+    uint64_t d = t > *nic ? t : *nic;
+    *nic = d + (occupancy ? occupancy : c->nic_gap_ns);
+    if (!c->dims[0])
+        return d + c->wire_ns + c->hop_ns;
+    uint32_t pa[3] = {a % c->dims[0], (a / c->dims[0]) % c->dims[1], a / (c->dims[0] * c->dims[1])};
+    uint32_t pb[3] = {b % c->dims[0], (b / c->dims[0]) % c->dims[1], b / (c->dims[0] * c->dims[1])};
+    uint64_t tm = d;
+    for (int dim = 0; dim < 3; dim++) {
+        while (pa[dim] != pb[dim]) {
+            uint32_t k = c->dims[dim];
+            int up;
+            if (c->torus) {
+                uint32_t fwd = (pb[dim] + k - pa[dim]) % k;
+                up = fwd <= k - fwd;
+            } else {
+                up = pb[dim] > pa[dim];
+            }
+            uint32_t cur = pa[0] + c->dims[0] * (pa[1] + c->dims[1] * pa[2]);
+            uint64_t *lf = &C->link_free[(size_t)cur * 6 + (size_t)dim * 2 + (up ? 0 : 1)];
+            uint64_t st = tm > *lf ? tm : *lf;
+            *lf = st + (occupancy ? occupancy : c->link_pkt_ns);
+            tm = st + c->hop_ns;
+            pa[dim] = up ? (pa[dim] + 1) % k : (pa[dim] + k - 1) % k;
+        }
+    }
+    return tm + c->wire_ns;
+}
+
+static void send_pkt(sim_engine *E, uint32_t from, uint32_t to, uint32_t pi, uint64_t t)
+{
+    uint64_t arr = route(E, from, to, t, 0);
+    sim_push(E, arr, sim_next_seq(E), pi, to, EV_PKT);
+}
+
+/* Eager data arrives whole at retrieval of its last packet: match it or file it unexpected. */
+static void deliver(sim_engine *E, uint32_t mi, uint64_t t)
+{
+    sim_msg *m = &E->m[mi];
+    uint32_t r = sim_match_posted(E, m->dst, m->src, m->tag, 1);
+    if (r == SIM_NIL) {
+        sim_file_unexpected(E, mi);
+        return;
+    }
+    uint32_t rop = E->m[r].op;
+    sim_msg_free(E, r);
+    sim_cl_recv_matched(E, m->dst, rop, mi, t);
+}
+
+/* Rendezvous: the receiver gets the data with an RMA GET; both sides complete when it lands. */
+void sim_cl_recv_matched(sim_engine *E, uint32_t host, uint32_t recv_op, uint32_t mi, uint64_t t)
+{
+    const sim_cluster *c = &E->cfg->cl;
+    sim_msg *m = &E->m[mi];
+    if (m->rndv) {
+        m->op = m->op; /* send op stays in the message; the receive rides in `time` */
+        m->time = recv_op;
+        uint64_t xfer = m->size * c->rma_byte_ps / 1000;
+        uint64_t done = route(E, m->src, host, t, xfer) + xfer;
+        sim_push(E, done, sim_next_seq(E), mi, host, EV_RMA);
+        return;
+    }
+    sim_op_finished(E, host, recv_op, t);
+    sim_msg_free(E, mi);
+}
+
+static void block_job(sim_engine *E, uint32_t r, uint32_t dest, uint32_t ji)
+{
+    sim_cl *C = E->cl;
+    size_t k = (size_t)r * E->s->nranks + dest;
+    C->jb[ji].next = SIM_NIL;
+    if (C->blk_tail[k] == SIM_NIL)
+        C->blk_head[k] = ji;
+    else
+        C->jb[C->blk_tail[k]].next = ji;
+    C->blk_tail[k] = ji;
+}
+
+static void run_append(sim_engine *E, uint32_t r, uint32_t ji)
+{
+    sim_cl *C = E->cl;
+    sim_rank *R = &C->rk[r];
+    C->jb[ji].next = SIM_NIL;
+    if (R->run_tail == SIM_NIL)
+        R->run_head = ji;
+    else
+        C->jb[R->run_tail].next = ji;
+    R->run_tail = ji;
+}
+
+/* Credits from `from` arrived at r: jobs to `from` may run again, in their order. */
+static void unblock(sim_engine *E, uint32_t r, uint32_t from)
+{
+    sim_cl *C = E->cl;
+    size_t k = (size_t)r * E->s->nranks + from;
+    uint32_t j = C->blk_head[k];
+    if (j == SIM_NIL)
+        return;
+    C->blk_head[k] = C->blk_tail[k] = SIM_NIL;
+    while (j != SIM_NIL) {
+        uint32_t nx = C->jb[j].next;
+        run_append(E, r, j);
+        j = nx;
+    }
+    arm_cpu(E, r);
+}
+
+void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
+{
+    const sim_cluster *c = &E->cfg->cl;
+    sim_op *o = &E->s->ops[op];
+    uint64_t *cpu = &E->nexto[(size_t)host * E->nc + o->cpu];
+    sim_op_started(E, host, op, t);
+    uint32_t mi = sim_msg_new(E);
+    if (mi == SIM_NIL)
+        return;
+    sim_msg *m = &E->m[mi];
+    m->size = o->size;
+    m->op = op;
+    m->src = host;
+    m->dst = (uint32_t)o->peer;
+    m->tag = o->tag;
+    E->st.messages++;
+    if (!sim_cl_is_remote(E, host, m->dst)) {
+        /* shared memory (the thesis' LiMIC path): one copy, no credits, no mailbox slot */
+        uint64_t start = *cpu > t ? *cpu : t;
+        uint64_t cost = c->shm_o_ns + o->size * c->shm_byte_ps / 1000;
+        *cpu = start + cost;
+        E->st.shm_msgs++;
+        uint32_t pi = pkt_new(E);
+        if (pi == SIM_NIL)
+            return;
+        E->cl->pk[pi] = (sim_pkt){SIM_NIL, host, mi, 0, PK_SHM, 1};
+        sim_push(E, *cpu + c->shm_L_ns, sim_next_seq(E), pi, m->dst, EV_PKT);
+        sim_op_finished(E, host, op, *cpu);
+        return;
+    }
+    m->rndv = o->size > c->eager_max;
+    uint32_t ji = job_new(E);
+    if (ji == SIM_NIL)
+        return;
+    sim_job *j = &E->cl->jb[ji];
+    j->msg = mi;
+    j->total = j->left = m->rndv ? 1 : (uint32_t)((o->size + c->mpi_header + c->pkt_payload - 1) / c->pkt_payload);
+    if (m->rndv)
+        E->st.rndv_msgs++;
+    else
+        E->st.eager_msgs++;
+    /* keep per-destination order behind jobs already waiting for credits */
+    size_t k = (size_t)host * E->s->nranks + m->dst;
+    if (E->cl->blk_head[k] != SIM_NIL)
+        block_job(E, host, m->dst, ji);
+    else
+        run_append(E, host, ji);
+    *cpu = (*cpu > t ? *cpu : t) + c->msg_o_ns;
+    arm_cpu(E, host);
+}
+
+static void drain_ctrl(sim_engine *E, uint32_t r)
+{
+    sim_cl *C = E->cl;
+    fc_ctrl out;
+    while (C->ops->next_ctrl(C->rk[r].fc, &out)) {
+        uint32_t pi = pkt_new(E);
+        if (pi == SIM_NIL)
+            return;
+        uint8_t kind = out.kind == FC_CTRL_CREDIT ? PK_CREDIT : out.kind == FC_CTRL_REQUEST ? PK_REQUEST : PK_RESPONSE;
+        C->pk[pi] = (sim_pkt){SIM_NIL, r, SIM_NIL, out.value, kind, 1};
+        /* control packets are injected right away at PIO cost: the scheme already holds the
+         * credit a request/response needs, and credit packets need none */
+        uint64_t *cpu = &E->nexto[(size_t)r * E->nc];
+        uint64_t st = *cpu > E->now ? *cpu : E->now;
+        *cpu = st + E->cfg->cl.pio_ns;
+        if (kind != PK_CREDIT)
+            E->st.ctrl_packets++;
+        send_pkt(E, r, out.peer, pi, *cpu);
+    }
+}
+
+/* The receiver's progress engine: one unit of work per EV_CPU, mailbox first, then injection. */
+static void cpu_step(sim_engine *E, uint32_t r)
+{
+    const sim_cluster *c = &E->cfg->cl;
+    sim_cl *C = E->cl;
+    sim_rank *R = &C->rk[r];
+    uint64_t *cpu = &E->nexto[(size_t)r * E->nc];
+    uint64_t t = E->now;
+    R->cpu_armed = 0;
+    if (*cpu > t) {
+        arm_cpu(E, r);
+        return;
+    }
+    if (R->mb_head != SIM_NIL) {
+        uint32_t pi = R->mb_head;
+        sim_pkt *p = &C->pk[pi];
+        R->mb_head = p->next;
+        if (R->mb_head == SIM_NIL)
+            R->mb_tail = SIM_NIL;
+        if (p->kind != PK_SHM)
+            R->mb_fill--;
+        uint64_t cost = c->retrieve_ns;
+        switch (p->kind) {
+        case PK_SHM:
+            cost = c->shm_o_ns + E->m[p->msg].size * c->shm_byte_ps / 1000;
+            *cpu = t + cost;
+            deliver(E, p->msg, *cpu);
+            break;
+        case PK_DATA:
+            cost += c->fc_ns;
+            *cpu = t + cost;
+            C->ops->on_retrieved(R->fc, p->src, 1);
+            if (p->value)
+                C->ops->on_ctrl(R->fc, p->src, FC_CTRL_CREDIT, p->value, 1);
+            if (p->last)
+                deliver(E, p->msg, *cpu);
+            if (p->value)
+                unblock(E, r, p->src);
+            break;
+        case PK_CREDIT:
+            cost += c->fc_ns;
+            *cpu = t + cost;
+            C->ops->on_ctrl(R->fc, p->src, FC_CTRL_CREDIT, p->value, 0);
+            unblock(E, r, p->src);
+            break;
+        default:
+            cost += c->fc_ns;
+            *cpu = t + cost;
+            C->ops->on_retrieved(R->fc, p->src, 1);
+            C->ops->on_ctrl(R->fc, p->src, p->kind == PK_REQUEST ? FC_CTRL_REQUEST : FC_CTRL_RESPONSE, p->value, 0);
+            unblock(E, r, p->src);
+            break;
+        }
+        pkt_free(C, pi);
+        drain_ctrl(E, r);
+    } else if (R->run_head != SIM_NIL) {
+        uint32_t ji = R->run_head;
+        sim_job *j = &C->jb[ji];
+        sim_msg *m = &E->m[j->msg];
+        R->run_head = j->next;
+        if (R->run_head == SIM_NIL)
+            R->run_tail = SIM_NIL;
+        if (C->ops->acquire(R->fc, m->dst, 1) == 0) {
+            if (!j->delayed) {
+                j->delayed = 1;
+                E->st.delayed_msgs++;
+            }
+            E->st.delayed_pkts++;
+            *cpu = t + c->fc_ns;
+            block_job(E, r, m->dst, ji);
+        } else {
+            uint32_t pi = pkt_new(E);
+            if (pi == SIM_NIL)
+                return;
+            j = &C->jb[ji];
+            m = &E->m[j->msg];
+            j->left--;
+            int last = j->left == 0;
+            C->pk[pi] = (sim_pkt){SIM_NIL, r, j->msg, 0, PK_DATA, (uint8_t)last};
+            if (last && c->piggyback)
+                C->pk[pi].value = C->ops->piggyback_take(R->fc, m->dst);
+            *cpu = t + c->pio_ns + c->fc_ns;
+            E->st.data_packets++;
+            send_pkt(E, r, m->dst, pi, *cpu);
+            if (last) {
+                if (!m->rndv)
+                    sim_op_finished(E, r, m->op, *cpu);
+                C->jb[ji].next = C->jbfree;
+                C->jbfree = ji;
+            } else {
+                /* round-robin: the message goes to the back so other destinations progress */
+                run_append(E, r, ji);
+            }
+        }
+        drain_ctrl(E, r);
+    } else {
+        return; /* idle until a packet or a send arrives */
+    }
+    if (R->mb_head != SIM_NIL || R->run_head != SIM_NIL)
+        arm_cpu(E, r);
+}
+
+void sim_cl_event(sim_engine *E, const sim_event *ev)
+{
+    sim_cl *C = E->cl;
+    uint32_t h = EV_HOST(ev);
+    switch (EV_KIND(ev)) {
+    case EV_PKT: {
+        sim_rank *R = &C->rk[h];
+        uint32_t pi = ev->ref;
+        C->pk[pi].next = SIM_NIL;
+        if (R->mb_tail == SIM_NIL)
+            R->mb_head = pi;
+        else
+            C->pk[R->mb_tail].next = pi;
+        R->mb_tail = pi;
+        if (C->pk[pi].kind != PK_SHM) {
+            R->mb_fill++;
+            if (R->mb_fill > E->st.max_mailbox)
+                E->st.max_mailbox = R->mb_fill;
+            if (R->mb_fill > C->mailbox_cap && strcmp(C->ops->name, "none") != 0)
+                C->overflows++;
+        }
+        arm_cpu(E, h);
+        break;
+    }
+    case EV_CPU:
+        cpu_step(E, h);
+        break;
+    case EV_RMA: {
+        sim_msg *m = &E->m[ev->ref];
+        sim_op_finished(E, h, (uint32_t)m->time, ev->time);
+        sim_op_finished(E, m->src, m->op, ev->time);
+        sim_msg_free(E, ev->ref);
+        break;
+    }
+    default:
+        sim_fail(E, "internal error: unknown event kind %u", EV_KIND(ev));
+    }
+}

@@ -1,0 +1,755 @@
+/* src/sim/sim_engine.c — the discrete-event loop of credosim and the LogGOPS model (LogGOPSim's
+ * semantics, with its known defects corrected): event queue, matching queues, dependencies. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/sim_internal.h"
+
+void sim_loggops_default(sim_loggops *p)
+{
+    p->L = 2500;
+    p->o = 1500;
+    p->g = 1000;
+    p->G = 6;
+    p->O = 0;
+    p->S = 65535;
+}
+
+int sim_fail(sim_engine *E, const char *fmt, ...)
+{
+    if (!E->failed && E->err && E->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(E->err, E->errlen, fmt, ap);
+        va_end(ap);
+    }
+    E->failed = 1;
+    return -1;
+}
+
+/* ---- event queue ------------------------------------------------------------------------- */
+
+static inline int ev_less(const sim_event *a, const sim_event *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+int sim_evq_init(sim_evq *q)
+{
+    memset(q, 0, sizeof *q);
+    q->cap = 1024;
+    q->heap = malloc(q->cap * sizeof *q->heap);
+    q->fcap = 1024;
+    q->fifo = malloc(q->fcap * sizeof *q->fifo);
+    return q->heap && q->fifo ? 0 : -1;
+}
+
+void sim_evq_free(sim_evq *q)
+{
+    free(q->heap);
+    free(q->fifo);
+    memset(q, 0, sizeof *q);
+}
+
+static int fifo_grow(sim_evq *q)
+{
+    size_t ncap = q->fcap * 2;
+    sim_event *f = malloc(ncap * sizeof *f);
+    if (!f)
+        return -1;
+    for (size_t i = 0; i < q->fcount; i++)
+        f[i] = q->fifo[(q->fhead + i) & (q->fcap - 1)];
+    free(q->fifo);
+    q->fifo = f;
+    q->fhead = 0;
+    q->fcap = ncap;
+    return 0;
+}
+
+int sim_evq_push(sim_evq *q, const sim_event *e)
+{
+    if (q->fcount == 0 || !ev_less(e, &q->fifo[(q->fhead + q->fcount - 1) & (q->fcap - 1)])) {
+        if (q->fcount == q->fcap && fifo_grow(q) != 0)
+            return -1;
+        q->fifo[(q->fhead + q->fcount) & (q->fcap - 1)] = *e;
+        q->fcount++;
+    } else {
+        if (q->n == q->cap) {
+            size_t ncap = q->cap * 2;
+            sim_event *h = realloc(q->heap, ncap * sizeof *h);
+            if (!h)
+                return -1;
+            q->heap = h;
+            q->cap = ncap;
+        }
+        size_t i = q->n++;
+        while (i > 0) {
+            size_t p = (i - 1) / 4;
+            if (!ev_less(e, &q->heap[p]))
+                break;
+            q->heap[i] = q->heap[p];
+            i = p;
+        }
+        q->heap[i] = *e;
+    }
+    size_t sz = q->n + q->fcount;
+    if (sz > q->peak)
+        q->peak = sz;
+    return 0;
+}
+
+static void heap_pop(sim_evq *q, sim_event *out)
+{
+    *out = q->heap[0];
+    sim_event last = q->heap[--q->n];
+    size_t i = 0, n = q->n;
+    for (;;) {
+        size_t c = 4 * i + 1;
+        if (c >= n)
+            break;
+        size_t best = c, end = c + 4 < n ? c + 4 : n;
+        for (size_t k = c + 1; k < end; k++)
+            if (ev_less(&q->heap[k], &q->heap[best]))
+                best = k;
+        if (!ev_less(&q->heap[best], &last))
+            break;
+        q->heap[i] = q->heap[best];
+        i = best;
+    }
+    if (n)
+        q->heap[i] = last;
+}
+
+int sim_evq_pop(sim_evq *q, sim_event *out)
+{
+    if (q->fcount && (q->n == 0 || ev_less(&q->fifo[q->fhead], &q->heap[0]))) {
+        *out = q->fifo[q->fhead];
+        q->fhead = (q->fhead + 1) & (q->fcap - 1);
+        q->fcount--;
+        return 1;
+    }
+    if (q->n == 0)
+        return 0;
+    heap_pop(q, out);
+    return 1;
+}
+
+int sim_push(sim_engine *E, uint64_t time, uint64_t seq, uint32_t ref, uint32_t host, uint32_t kind)
+{
+    sim_event e = {time, seq, ref, host | (kind << 28)};
+    if (sim_evq_push(&E->q, &e) != 0)
+        return sim_fail(E, "out of memory for the event queue (%zu events)", sim_evq_size(&E->q));
+    return 0;
+}
+
+/* ---- message pool -------------------------------------------------------------------------- */
+
+uint32_t sim_msg_new(sim_engine *E)
+{
+    if (E->mfree == SIM_NIL) {
+        uint32_t ncap = E->mcap ? E->mcap * 2 : 1024;
+        if (ncap <= E->mcap) {
+            sim_fail(E, "more than 2^32 messages in flight");
+            return SIM_NIL;
+        }
+        sim_msg *m = realloc(E->m, (size_t)ncap * sizeof *m);
+        if (!m) {
+            sim_fail(E, "out of memory for %u messages in flight", ncap);
+            return SIM_NIL;
+        }
+        E->m = m;
+        for (uint32_t i = ncap; i-- > E->mcap;) {
+            m[i].bnext = E->mfree;
+            E->mfree = i;
+        }
+        E->mcap = ncap;
+    }
+    uint32_t i = E->mfree;
+    E->mfree = E->m[i].bnext;
+    memset(&E->m[i], 0, sizeof E->m[i]);
+    E->m[i].bnext = E->m[i].hprev = E->m[i].hnext = SIM_NIL;
+    return i;
+}
+
+void sim_msg_free(sim_engine *E, uint32_t i)
+{
+    E->m[i].bnext = E->mfree;
+    E->mfree = i;
+}
+
+/* ---- match buckets ------------------------------------------------------------------------- */
+
+static inline uint64_t bhash(uint32_t host, int32_t src, int32_t tag, uint32_t q)
+{
+    uint64_t x = ((uint64_t)host << 32 | (uint32_t)src) ^ ((uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ull) ^ q;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 32;
+    return x;
+}
+
+static int bk_grow(sim_engine *E);
+
+/* Returns the slot of (host, src, tag, q); creates it when `create` (may fail: SIM_NIL as 64-bit). */
+static uint64_t bk_find(sim_engine *E, uint32_t host, int32_t src, int32_t tag, uint32_t q, int create)
+{
+    if (create && (E->bcount + 1) * 2 > E->bcap && bk_grow(E) != 0)
+        return UINT64_MAX;
+    uint64_t mask = E->bcap - 1, i = bhash(host, src, tag, q) & mask;
+    for (;;) {
+        sim_bucket *b = &E->bk[i];
+        if (b->host == SIM_NIL) {
+            if (!create)
+                return UINT64_MAX;
+            *b = (sim_bucket){host, src, tag, q, SIM_NIL, SIM_NIL};
+            E->bcount++;
+            return i;
+        }
+        if (b->host == host && b->src == src && b->tag == tag && b->q == q)
+            return i;
+        i = (i + 1) & mask;
+    }
+}
+
+static int bk_grow(sim_engine *E)
+{
+    uint64_t ncap = E->bcap ? E->bcap * 2 : 1024;
+    sim_bucket *old = E->bk;
+    uint64_t ocap = E->bcap;
+    E->bk = malloc(ncap * sizeof *E->bk);
+    if (!E->bk) {
+        E->bk = old;
+        return sim_fail(E, "out of memory for matching queues");
+    }
+    for (uint64_t i = 0; i < ncap; i++)
+        E->bk[i].host = SIM_NIL;
+    E->bcap = ncap;
+    E->bcount = 0;
+    for (uint64_t i = 0; i < ocap; i++) {
+        if (old[i].host == SIM_NIL)
+            continue;
+        uint64_t mask = ncap - 1, j = bhash(old[i].host, old[i].src, old[i].tag, old[i].q) & mask;
+        while (E->bk[j].host != SIM_NIL)
+            j = (j + 1) & mask;
+        E->bk[j] = old[i];
+        E->bcount++;
+    }
+    free(old);
+    return 0;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones, so the table stays as
+ * small as the number of live (host, src, tag) queues rather than every pair ever seen. */
+static void bk_delete(sim_engine *E, uint64_t i)
+{
+    uint64_t mask = E->bcap - 1, j = i;
+    E->bk[i].host = SIM_NIL;
+    E->bcount--;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (E->bk[j].host == SIM_NIL)
+            return;
+        uint64_t home = bhash(E->bk[j].host, E->bk[j].src, E->bk[j].tag, E->bk[j].q) & mask;
+        /* move j into the hole i if its home is not in (i, j] (cyclically) */
+        int in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!in_range) {
+            E->bk[i] = E->bk[j];
+            E->bk[j].host = SIM_NIL;
+            i = j;
+        }
+    }
+}
+
+static void bk_append(sim_engine *E, uint64_t b, uint32_t mi)
+{
+    sim_bucket *bk = &E->bk[b];
+    E->m[mi].bnext = SIM_NIL;
+    if (bk->tail == SIM_NIL)
+        bk->head = mi;
+    else
+        E->m[bk->tail].bnext = mi;
+    bk->tail = mi;
+}
+
+/* Pops the bucket head (the only entry ever removed from a bucket: all of its entries match the
+ * same requests, so the earliest is always taken first). */
+static void bk_pop_head(sim_engine *E, uint64_t b)
+{
+    sim_bucket *bk = &E->bk[b];
+    uint32_t h = bk->head;
+    bk->head = E->m[h].bnext;
+    if (bk->head == SIM_NIL)
+        bk_delete(E, b);
+}
+
+static void hl_append(sim_engine *E, uint32_t *head, uint32_t *tail, uint32_t mi)
+{
+    E->m[mi].hnext = SIM_NIL;
+    E->m[mi].hprev = *tail;
+    if (*tail == SIM_NIL)
+        *head = mi;
+    else
+        E->m[*tail].hnext = mi;
+    *tail = mi;
+}
+
+static void hl_remove(sim_engine *E, uint32_t *head, uint32_t *tail, uint32_t mi)
+{
+    sim_msg *m = &E->m[mi];
+    if (m->hprev == SIM_NIL)
+        *head = m->hnext;
+    else
+        E->m[m->hprev].hnext = m->hnext;
+    if (m->hnext == SIM_NIL)
+        *tail = m->hprev;
+    else
+        E->m[m->hnext].hprev = m->hprev;
+}
+
+void sim_post_recv(sim_engine *E, uint32_t host, uint32_t op)
+{
+    const sim_op *o = &E->s->ops[op];
+    uint32_t mi = sim_msg_new(E);
+    if (mi == SIM_NIL)
+        return;
+    sim_msg *r = &E->m[mi];
+    r->seq = E->mseq++;
+    r->op = op;
+    r->dst = host;
+    r->peer = o->peer;
+    r->tag = o->tag;
+    r->size = o->size;
+    r->cpu = o->cpu;
+    r->nic = o->nic;
+    if (o->peer == SIM_ANY || o->tag == SIM_ANY) {
+        hl_append(E, &E->wr_head[host], &E->wr_tail[host], mi);
+    } else {
+        uint64_t b = bk_find(E, host, o->peer, o->tag, 0, 1);
+        if (b == UINT64_MAX)
+            return;
+        bk_append(E, b, mi);
+    }
+}
+
+/* First posted receive matching (src, tag) in posting order: the head of the exact bucket or the
+ * first matching wildcard receive, whichever was posted first. */
+uint32_t sim_match_posted(sim_engine *E, uint32_t host, uint32_t src, int32_t tag, int remove)
+{
+    uint64_t b = bk_find(E, host, (int32_t)src, tag, 0, 0);
+    uint32_t exact = b == UINT64_MAX ? SIM_NIL : E->bk[b].head;
+    uint32_t wild = SIM_NIL;
+    for (uint32_t w = E->wr_head[host]; w != SIM_NIL; w = E->m[w].hnext) {
+        const sim_msg *r = &E->m[w];
+        if (exact != SIM_NIL && r->seq > E->m[exact].seq)
+            break;
+        if ((r->peer == SIM_ANY || r->peer == (int32_t)src) && (r->tag == SIM_ANY || r->tag == tag)) {
+            wild = w;
+            break;
+        }
+    }
+    uint32_t pick = exact;
+    if (wild != SIM_NIL && (exact == SIM_NIL || E->m[wild].seq < E->m[exact].seq))
+        pick = wild;
+    if (remove && pick != SIM_NIL) {
+        if (pick == exact)
+            bk_pop_head(E, b);
+        else
+            hl_remove(E, &E->wr_head[host], &E->wr_tail[host], pick);
+    }
+    return pick;
+}
+
+void sim_file_unexpected(sim_engine *E, uint32_t mi)
+{
+    sim_msg *m = &E->m[mi];
+    m->seq = E->mseq++;
+    uint64_t b = bk_find(E, m->dst, (int32_t)m->src, m->tag, 1, 1);
+    if (b == UINT64_MAX)
+        return;
+    bk_append(E, b, mi);
+    hl_append(E, &E->uq_head[m->dst], &E->uq_tail[m->dst], mi);
+}
+
+uint32_t sim_match_unexpected(sim_engine *E, uint32_t host, int32_t src, int32_t tag)
+{
+    uint32_t pick = SIM_NIL;
+    if (src != SIM_ANY && tag != SIM_ANY) {
+        uint64_t b = bk_find(E, host, src, tag, 1, 0);
+        if (b == UINT64_MAX)
+            return SIM_NIL;
+        pick = E->bk[b].head;
+    } else {
+        for (uint32_t u = E->uq_head[host]; u != SIM_NIL; u = E->m[u].hnext) {
+            const sim_msg *m = &E->m[u];
+            if ((src == SIM_ANY || (int32_t)m->src == src) && (tag == SIM_ANY || m->tag == tag)) {
+                pick = u;
+                break;
+            }
+        }
+        if (pick == SIM_NIL)
+            return SIM_NIL;
+    }
+    uint64_t b = bk_find(E, host, (int32_t)E->m[pick].src, E->m[pick].tag, 1, 0);
+    bk_pop_head(E, b);
+    hl_remove(E, &E->uq_head[host], &E->uq_tail[host], pick);
+    return pick;
+}
+
+/* ---- dependencies ---------------------------------------------------------------------------- */
+
+static void satisfy(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
+{
+    sim_op *o = &E->s->ops[op];
+    if (o->ready < t)
+        o->ready = t;
+    if (--o->pending == 0) {
+        if (E->nfl == E->capfl) {
+            size_t ncap = E->capfl ? E->capfl * 2 : 256;
+            sim_freed *f = realloc(E->fl, ncap * sizeof *f);
+            if (!f) {
+                sim_fail(E, "out of memory");
+                return;
+            }
+            E->fl = f;
+            E->capfl = ncap;
+        }
+        E->fl[E->nfl++] = (sim_freed){host, op};
+    }
+}
+
+void sim_op_started(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
+{
+    const sim_op *o = &E->s->ops[op];
+    const uint32_t *sc = E->s->succ + o->succ + o->nreq;
+    for (uint32_t i = 0; i < o->nireq; i++)
+        satisfy(E, host, sc[i], t);
+}
+
+void sim_op_finished(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
+{
+    sim_op *o = &E->s->ops[op];
+    o->done = 1;
+    E->ops_done++;
+    const uint32_t *sc = E->s->succ + o->succ;
+    for (uint32_t i = 0; i < o->nreq; i++)
+        satisfy(E, host, sc[i], t);
+}
+
+static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* The time a freed operation first tries to start: when its dependencies allow (`ready`, which
+ * LogGOPSim drops for dependencies across CPUs) and its CPU (and NIC, for sends) is free. */
+static uint64_t start_time(sim_engine *E, uint32_t host, const sim_op *o)
+{
+    uint64_t t = max64(o->ready, E->nexto[(size_t)host * E->nc + o->cpu]);
+    if (o->kind == SIM_SEND && !E->cl)
+        t = max64(t, E->nextgs[(size_t)host * E->nn + o->nic]);
+    return max64(t, E->now);
+}
+
+/* Queues the operations freed by the last event: hosts in ascending order, and within a host sends,
+ * then receives, then calcs, each kind in the order it was freed (LogGOPSim sorts by kind with an
+ * unstable sort, which reorders same-kind operations once more than 16 are freed at once). */
+static void flush_freed(sim_engine *E)
+{
+    size_t n = E->nfl;
+    if (n == 0)
+        return;
+    uint32_t lo = UINT32_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (E->fl[i].host < lo)
+            lo = E->fl[i].host;
+    uint32_t h = lo;
+    size_t left = n;
+    while (left) {
+        uint32_t nexth = UINT32_MAX;
+        for (uint8_t k = SIM_SEND; k <= SIM_CALC; k++) {
+            for (size_t i = 0; i < n; i++) {
+                if (E->fl[i].host != h)
+                    continue;
+                const sim_op *o = &E->s->ops[E->fl[i].op];
+                if (o->kind != k)
+                    continue;
+                sim_push(E, start_time(E, h, o), sim_next_seq(E), E->fl[i].op, h, EV_OP);
+                left--;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            if (E->fl[i].host > h && E->fl[i].host < nexth)
+                nexth = E->fl[i].host;
+        h = nexth;
+    }
+    E->nfl = 0;
+}
+
+/* ---- LogGOPS model ----------------------------------------------------------------------------- */
+
+static inline uint64_t minus1(uint64_t s) { return s ? s - 1 : 0; }
+
+/* A rendezvous send completes when its receive matches it. As in LogGOPSim the sender counts as
+ * busy until then (its finish time includes the wait), but on the send's own CPU and NIC. */
+static void rndv_release(sim_engine *E, const sim_msg *m, uint64_t t)
+{
+    uint64_t *o = &E->nexto[(size_t)m->src * E->nc + m->cpu];
+    uint64_t *gs = &E->nextgs[(size_t)m->src * E->nn + m->nic];
+    if (*o < t)
+        *o = t;
+    if (*gs < t)
+        *gs = t;
+    sim_op_finished(E, m->src, m->op, t);
+}
+
+static void lg_op(sim_engine *E, const sim_event *ev)
+{
+    const sim_loggops *p = &E->lg;
+    uint32_t h = EV_HOST(ev), opi = ev->ref;
+    sim_op *o = &E->s->ops[opi];
+    uint64_t t = ev->time;
+    uint64_t *cpu = &E->nexto[(size_t)h * E->nc + o->cpu];
+    switch (o->kind) {
+    case SIM_CALC:
+        if (*cpu > t) {
+            sim_push(E, *cpu, ev->seq, opi, h, EV_OP);
+            return;
+        }
+        *cpu = t + o->size;
+        sim_op_started(E, h, opi, t);
+        sim_op_finished(E, h, opi, t + o->size);
+        return;
+    case SIM_SEND: {
+        if (E->cl) {
+            sim_cl_send(E, h, opi, t);
+            return;
+        }
+        uint64_t *gs = &E->nextgs[(size_t)h * E->nn + o->nic];
+        if (*cpu > t || *gs > t) {
+            sim_push(E, max64(*cpu, *gs), ev->seq, opi, h, EV_OP);
+            return;
+        }
+        sim_op_started(E, h, opi, t);
+        *cpu = t + p->o + minus1(o->size) * p->O;
+        *gs = t + p->g + minus1(o->size) * p->G;
+        uint32_t mi = sim_msg_new(E);
+        if (mi == SIM_NIL)
+            return;
+        sim_msg *m = &E->m[mi];
+        m->size = o->size;
+        m->time = t;
+        m->op = opi;
+        m->src = h;
+        m->dst = (uint32_t)o->peer;
+        m->tag = o->tag;
+        m->cpu = o->cpu;
+        m->nic = o->nic;
+        m->rndv = o->size > p->S;
+        E->st.messages++;
+        sim_push(E, t + p->o + p->L, sim_next_seq(E), mi, m->dst, EV_MSG);
+        if (!m->rndv)
+            sim_op_finished(E, h, opi, *cpu);
+        return;
+    }
+    case SIM_RECV: {
+        sim_op_started(E, h, opi, t);
+        uint32_t mi = sim_match_unexpected(E, h, o->peer, o->tag);
+        if (mi == SIM_NIL) {
+            sim_post_recv(E, h, opi);
+            return;
+        }
+        if (E->cl) {
+            sim_cl_recv_matched(E, h, opi, mi, t);
+            return;
+        }
+        /* LogGOPSim decides rendezvous here by the receive's size; the sender's size decides. */
+        if (E->m[mi].rndv)
+            rndv_release(E, &E->m[mi], t);
+        sim_msg_free(E, mi);
+        sim_op_finished(E, h, opi, t);
+        return;
+    }
+    }
+}
+
+static void lg_msg(sim_engine *E, const sim_event *ev)
+{
+    const sim_loggops *p = &E->lg;
+    uint32_t h = EV_HOST(ev), mi = ev->ref;
+    sim_msg *m = &E->m[mi];
+    uint64_t t = ev->time;
+    /* Arrival costs go to the CPU/NIC of the receive it matches (LogGOPSim charges the receiver's
+     * CPU numbered like the sender's); an unexpected message is handled by CPU 0 / NIC 0. */
+    uint32_t r = sim_match_posted(E, h, m->src, m->tag, 0);
+    uint8_t c = r == SIM_NIL ? 0 : E->m[r].cpu, n = r == SIM_NIL ? 0 : E->m[r].nic;
+    uint64_t *cpu = &E->nexto[(size_t)h * E->nc + c];
+    uint64_t *gr = &E->nextgr[(size_t)h * E->nn + n];
+    if (*cpu > t || *gr > t) {
+        sim_push(E, max64(*cpu, *gr), ev->seq, mi, h, EV_MSG);
+        return;
+    }
+    uint64_t s1 = minus1(m->size);
+    *cpu = t + p->o + max64(s1 * p->O, s1 * p->G);
+    *gr = t + p->g + s1 * p->G;
+    if (r == SIM_NIL) {
+        sim_file_unexpected(E, mi);
+        return;
+    }
+    sim_match_posted(E, h, m->src, m->tag, 1);
+    if (m->rndv)
+        rndv_release(E, m, t);
+    sim_op_finished(E, h, E->m[r].op, *cpu);
+    sim_msg_free(E, r);
+    sim_msg_free(E, mi);
+}
+
+/* ---- run --------------------------------------------------------------------------------------- */
+
+static const char *kname(uint8_t k) { return k == SIM_SEND ? "send" : k == SIM_RECV ? "recv" : "calc"; }
+
+static int report_stuck(sim_engine *E)
+{
+    const sim_sched *s = E->s;
+    uint64_t stuck = s->nops - E->ops_done;
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        for (uint32_t i = s->rank_first[r]; i < s->rank_first[r + 1]; i++) {
+            const sim_op *o = &s->ops[i];
+            if (o->done)
+                continue;
+            char what[96];
+            if (o->kind == SIM_CALC)
+                snprintf(what, sizeof what, "calc %llu", (unsigned long long)o->size);
+            else
+                snprintf(what, sizeof what, "%s %llub %s %d tag %d", kname(o->kind), (unsigned long long)o->size,
+                         o->kind == SIM_SEND ? "to" : "from", o->peer, o->tag);
+            const char *why = o->pending ? "waits for a dependency that never finishes (cycle or unmatched op)"
+                              : o->kind == SIM_RECV ? "no matching send"
+                                                    : "no matching receive";
+            return sim_fail(E, "%s:%u: schedule cannot complete: %llu of %llu operations never finish; first: rank %u, op %u (%s): %s",
+                            s->name, s->line ? s->line[i] : 0, (unsigned long long)stuck,
+                            (unsigned long long)s->nops, r, i - s->rank_first[r], what, why);
+        }
+    }
+    return sim_fail(E, "%s: schedule cannot complete (unmatched messages left)", s->name);
+}
+
+int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st, char *err, size_t errlen)
+{
+    sim_engine E;
+    memset(&E, 0, sizeof E);
+    E.s = s;
+    E.cfg = cfg;
+    E.lg = cfg->lg;
+    E.err = err;
+    E.errlen = errlen;
+    E.mfree = SIM_NIL;
+    if (err && errlen)
+        err[0] = 0;
+    if (s->nranks >= (1u << 28))
+        return sim_fail(&E, "%s: %u ranks is more than the simulator supports (2^28 - 1)", s->name, s->nranks);
+    E.nc = s->ncpus;
+    E.nn = s->nnics;
+    size_t nh = s->nranks;
+    size_t ncpu = nh * E.nc + 1, nnic = nh * E.nn + 1;
+    E.nexto = calloc(ncpu, sizeof(uint64_t));
+    E.nextgs = calloc(nnic, sizeof(uint64_t));
+    E.nextgr = calloc(nnic, sizeof(uint64_t));
+    E.uq_head = malloc((nh ? nh : 1) * 4 * sizeof(uint32_t));
+    int rc = -1;
+    struct timespec t0, t1, c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    if (!E.nexto || !E.nextgs || !E.nextgr || !E.uq_head || sim_evq_init(&E.q) != 0) {
+        sim_fail(&E, "out of memory for %u hosts", s->nranks);
+        goto out;
+    }
+    E.uq_tail = E.uq_head + nh;
+    E.wr_head = E.uq_tail + nh;
+    E.wr_tail = E.wr_head + nh;
+    memset(E.uq_head, 0xff, nh * 4 * sizeof(uint32_t));
+    if (bk_grow(&E) != 0)
+        goto out;
+    if (cfg->cl.enabled && sim_cl_init(&E) != 0)
+        goto out;
+    sim_sched_reset(s);
+
+    /* initial operations: per host, in schedule order, grouped by kind */
+    for (uint32_t h = 0; h < s->nranks && !E.failed; h++) {
+        for (uint8_t k = SIM_SEND; k <= SIM_CALC; k++)
+            for (uint32_t i = s->rank_first[h]; i < s->rank_first[h + 1]; i++)
+                if (s->ops[i].pending == 0 && s->ops[i].kind == k)
+                    sim_push(&E, 0, sim_next_seq(&E), i, h, EV_OP);
+    }
+
+    sim_event ev;
+    uint64_t tick = 0;
+    while (!E.failed && sim_evq_pop(&E.q, &ev)) {
+        E.now = ev.time;
+        E.st.events++;
+        switch (EV_KIND(&ev)) {
+        case EV_OP:
+            lg_op(&E, &ev);
+            break;
+        case EV_MSG:
+            lg_msg(&E, &ev);
+            break;
+        default:
+            sim_cl_event(&E, &ev);
+            break;
+        }
+        flush_freed(&E);
+        if (cfg->progress && ++tick == (1u << 20)) {
+            tick = 0;
+            cfg->progress(cfg->progress_arg, E.ops_done, s->nops);
+        }
+    }
+    if (E.failed)
+        goto out;
+    if (E.ops_done != s->nops) {
+        report_stuck(&E);
+        goto out;
+    }
+    for (uint32_t h = 0; h < s->nranks; h++)
+        if (E.uq_head[h] != SIM_NIL) {
+            const sim_msg *m = &E.m[E.uq_head[h]];
+            sim_fail(&E, "%s: schedule cannot complete: message from rank %u to rank %u (tag %d, %llu bytes) was never received",
+                     s->name, m->src, h, m->tag, (unsigned long long)m->size);
+            goto out;
+        }
+    E.st.max_finish = 0;
+    for (uint32_t h = 0; h < s->nranks; h++) {
+        uint64_t f = 0;
+        for (uint32_t c = 0; c < E.nc; c++)
+            f = max64(f, E.nexto[(size_t)h * E.nc + c]);
+        if (finish)
+            finish[h] = f;
+        if (f > E.st.max_finish || h == 0) {
+            E.st.max_finish = f;
+            E.st.max_host = h;
+        }
+    }
+    if (E.cl)
+        sim_cl_stats(&E);
+    rc = 0;
+out:
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    E.st.cpu_s = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+    E.st.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    E.st.peak_queue = E.q.peak;
+    if (st)
+        *st = E.st;
+    if (E.cl)
+        sim_cl_free(&E);
+    sim_evq_free(&E.q);
+    free(E.nexto);
+    free(E.nextgs);
+    free(E.nextgr);
+    free(E.uq_head);
+    free(E.m);
+    free(E.bk);
+    free(E.fl);
+    return rc;
+}

@@ -1,0 +1,134 @@
+/* src/sim/sim_internal.h — state shared by the engine files of credosim: the event queue, the
+ * message/match pool, the per-run engine struct and the hooks of the cluster/flow-control model. */
+#ifndef CREDO_SIM_INTERNAL_H
+#define CREDO_SIM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+#define SIM_NIL UINT32_MAX
+
+/* Events are ordered by (time, seq). seq is LogGOPSim's insertion stamp: a new operation or message
+ * takes the next one, a deferred (re-inserted) event keeps its own, so ties resolve exactly as
+ * LogGOPSim resolves them. The kind lives in the top 4 bits of hostkind (hosts < 2^28). */
+typedef struct sim_event {
+    uint64_t time;
+    uint64_t seq;
+    uint32_t ref;
+    uint32_t hostkind;
+} sim_event;
+
+enum sim_ev_kind {
+    EV_OP = 0,    /* ref = op: try to start it */
+    EV_MSG = 1,   /* ref = msg: LogGOPS message arrival at its destination */
+    EV_PKT = 2,   /* ref = packet: cluster model, packet lands in a mailbox */
+    EV_CPU = 3,   /* cluster model: the rank's CPU is free, run its progress engine */
+    EV_RMA = 4,   /* ref = msg: cluster model, rendezvous RMA get finished */
+};
+#define EV_HOST(e) ((e)->hostkind & 0x0fffffffu)
+#define EV_KIND(e) ((e)->hostkind >> 28)
+
+/* A 4-ary heap plus a sorted FIFO lane: events pushed in non-decreasing key order (the common case:
+ * initial operations, per-host chains) bypass the heap entirely. */
+typedef struct sim_evq {
+    sim_event *heap;
+    size_t n, cap;
+    sim_event *fifo;
+    size_t fhead, fcount, fcap; /* fcap is a power of two */
+    size_t peak;
+} sim_evq;
+
+int sim_evq_init(sim_evq *q);
+void sim_evq_free(sim_evq *q);
+int sim_evq_push(sim_evq *q, const sim_event *e);
+int sim_evq_pop(sim_evq *q, sim_event *out); /* 0 when empty */
+static inline size_t sim_evq_size(const sim_evq *q) { return q->n + q->fcount; }
+
+/* A message in flight, an unexpected message, or a posted receive. One pool for all three: an
+ * arriving message moves to the unexpected queue without a copy. */
+typedef struct sim_msg {
+    uint64_t seq;      /* matching order within the queues */
+    uint64_t size;
+    uint64_t time;     /* send start (messages) */
+    uint32_t bnext;    /* next in its (host, src, tag) bucket */
+    uint32_t hprev, hnext; /* host-ordered list: unexpected queue, or wildcard receives */
+    uint32_t op;       /* send op (messages) or recv op (receives) */
+    uint32_t src, dst; /* hosts */
+    int32_t peer;      /* receives: requested source or SIM_ANY */
+    int32_t tag;
+    uint8_t cpu, nic;  /* of the send op (messages) or recv op (receives) */
+    uint8_t rndv;      /* message uses the rendezvous protocol */
+    uint8_t pad;
+    uint32_t npkts;    /* cluster model: packets still to arrive / inject */
+} sim_msg;
+
+typedef struct sim_bucket {
+    uint32_t host;     /* SIM_NIL = empty slot */
+    int32_t src, tag;
+    uint32_t q;        /* 0 = posted receives (exact), 1 = unexpected */
+    uint32_t head, tail;
+} sim_bucket;
+
+typedef struct sim_freed {
+    uint32_t host, op;
+} sim_freed;
+
+struct sim_cl; /* cluster model state, sim_cluster.c */
+
+typedef struct sim_engine {
+    sim_sched *s;
+    const sim_config *cfg;
+    sim_loggops lg;
+    uint32_t nc, nn;            /* cpus, nics per host */
+    uint64_t *nexto, *nextgs, *nextgr;
+    sim_evq q;
+    uint64_t seq;
+    uint64_t now;
+    /* message pool */
+    sim_msg *m;
+    uint32_t mcap, mfree;
+    /* match buckets: open addressing, linear probing, backward-shift deletion */
+    sim_bucket *bk;
+    uint64_t bcap, bcount;
+    uint64_t mseq;
+    uint32_t *uq_head, *uq_tail, *wr_head, *wr_tail; /* per host */
+    /* operations freed while handling the current event */
+    sim_freed *fl;
+    size_t nfl, capfl;
+    uint64_t ops_done;
+    sim_stats st;
+    struct sim_cl *cl;
+    char *err;
+    size_t errlen;
+    int failed;
+} sim_engine;
+
+int sim_fail(sim_engine *E, const char *fmt, ...);
+uint32_t sim_msg_new(sim_engine *E);
+void sim_msg_free(sim_engine *E, uint32_t i);
+int sim_push(sim_engine *E, uint64_t time, uint64_t seq, uint32_t ref, uint32_t host, uint32_t kind);
+static inline uint64_t sim_next_seq(sim_engine *E) { return E->seq++; }
+
+/* Dependency bookkeeping: an operation started (irequires) or finished (requires) at time t. */
+void sim_op_started(sim_engine *E, uint32_t host, uint32_t op, uint64_t t);
+void sim_op_finished(sim_engine *E, uint32_t host, uint32_t op, uint64_t t);
+
+/* Matching: a message (already counted as arrived at E->now) meets the posted receives of its
+ * destination; returns the matched receive or SIM_NIL (then the caller files it unexpected). */
+uint32_t sim_match_posted(sim_engine *E, uint32_t host, uint32_t src, int32_t tag, int remove);
+void sim_file_unexpected(sim_engine *E, uint32_t mi);
+uint32_t sim_match_unexpected(sim_engine *E, uint32_t host, int32_t src, int32_t tag);
+void sim_post_recv(sim_engine *E, uint32_t host, uint32_t op);
+
+/* cluster model (sim_cluster.c) */
+int sim_cl_init(sim_engine *E);
+void sim_cl_free(sim_engine *E);
+int sim_cl_is_remote(sim_engine *E, uint32_t a, uint32_t b);
+void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t);
+void sim_cl_event(sim_engine *E, const sim_event *ev);
+void sim_cl_recv_matched(sim_engine *E, uint32_t host, uint32_t recv_op, uint32_t mi, uint64_t t);
+void sim_cl_stats(sim_engine *E);
+
+#endif

@@ -1,0 +1,22 @@
+/* src/sim/sim_pattern.h — communication patterns credosim builds in process (until src/coll's
+ * collective schedules are available to it): barrier, alltoall, multi-pingpong, IMB-like kernels, phased alltoall. */
+#ifndef CREDO_SIM_PATTERN_H
+#define CREDO_SIM_PATTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+/* spec: "barrier[:ITERS]"               dissemination barrier (the GOAL files' structure)
+ *       "alltoall:BYTES[:ITERS]"        linear alltoall, send to r+i / recv from r-i, all posted at once
+ *       "pingpong:BYTES[:ITERS]"        multi-pingpong: rank i < N/2 ping-pongs with i + N/2
+ *       "bcast:BYTES"                   binomial-tree broadcast from rank 0
+ *       "phased:BYTES[:REPS]"           thesis E8: alltoalls among all, 1/4, 1/2, all, 1/2, 1/4, all of
+ *                                       the ranks, REPS per phase, a barrier after each phase
+ *       "farpingpong:BYTES[:ITERS]"     the first 16 ranks ping-pong with the last 16 (distance test)
+ *       "sendrecv|exchange|reduce|allreduce|allgather|gather|scatter:BYTES[:ITERS]"  IMB-like kernels
+ * Returns 0 and a schedule, or -1 with a message naming what was expected. */
+int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,287 @@
+/* tests/fc/test_fc_dynamic.c — unit tests of the dynamic scheme: initial state (notes 3.3 example),
+ * Fig. 6.4 blocks 1-2 with R1, stealing and victims, request/response, parameter checks, models. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fc/fc.h"
+#include "fc_model.h"
+
+static const fc_ops *D = &fc_dynamic_ops;
+
+static fc_state *make(uint32_t n, uint32_t self, uint32_t S, uint32_t C)
+{
+    fc_params p = {.nranks = n, .self = self, .slots_per_peer = S, .credit_slots = C};
+    fc_state *st = NULL;
+    char err[200] = "";
+    if (D->create(&p, &st, err, sizeof err) != 0)
+        fail_msg("create(n=%u S=%u C=%u) failed: %s", n, S, C, err);
+    return st;
+}
+
+static void assert_consistent(fc_state *st)
+{
+    char err[200];
+    if (D->check(st, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}
+
+static fc_peer_view view(fc_state *st, uint32_t peer)
+{
+    fc_peer_view v;
+    assert_int_equal(D->peer_view(st, peer, &v), 0);
+    return v;
+}
+
+/* Pops one control packet, which must exist; returns it. */
+static fc_ctrl pop_ctrl(fc_state *st)
+{
+    fc_ctrl c;
+    if (!D->next_ctrl(st, &c))
+        fail_msg("expected a control packet");
+    return c;
+}
+
+static void assert_no_ctrl(fc_state *st)
+{
+    fc_ctrl c;
+    if (D->next_ctrl(st, &c))
+        fail_msg("unexpected control packet kind %u value %u to %u", c.kind, c.value, c.peer);
+}
+
+/* Notes 3.3 worked example: 1024 senders, S = 16, C = 2: intended 14, current 2, first threshold 5. */
+static void test_initial_state(void **unused)
+{
+    fc_state *st = make(1025, 0, 16, 2);
+    fc_peer_view v = view(st, 1000);
+    assert_int_equal(v.intended, 14);
+    assert_int_equal(v.granted, 2);
+    assert_int_equal(v.credits, 2);
+    assert_int_equal(D->mailbox_slots(&(fc_params){.nranks = 1025, .slots_per_peer = 16, .credit_slots = 2}), 16384);
+    assert_consistent(st);
+    D->on_retrieved(st, 7, 1); /* FIFO [1,1,1]: the first packet is a threshold event */
+    fc_ctrl c = pop_ctrl(st);
+    assert_int_equal(c.kind, FC_CTRL_CREDIT);
+    assert_int_equal(c.peer, 7);
+    assert_int_equal(c.value, 5);
+    assert_no_ctrl(st);
+    assert_int_equal(view(st, 7).granted, 1 + 5);
+    /* Our state stays well below the thesis' 150 bytes per peer. */
+    assert_true(D->state_bytes(st) < 150u * 1025);
+    printf("dynamic state: %zu bytes for 1025 ranks (%.1f B/peer)\n", D->state_bytes(st),
+           (double)D->state_bytes(st) / 1025);
+    assert_consistent(st);
+    D->destroy(st);
+}
+
+/* Fig. 6.4 blocks 1-2: intended 10 returns 4; when available slots run short only those are
+ * returned, and (R1) the FIFO records what was returned, not T_new. */
+static void test_fig_6_4_capped_return(void **unused)
+{
+    fc_state *st = make(2, 0, 12, 2); /* one sender: intended 10, dynamic region 8 */
+    uint32_t expect[] = {4, 4, 3};
+    for (int k = 0; k < 3; k++) {
+        D->on_retrieved(st, 1, 1);
+        fc_ctrl c = pop_ctrl(st);
+        assert_int_equal(c.value, expect[k]);
+        assert_no_ctrl(st);
+        assert_consistent(st);
+    }
+    assert_int_equal(view(st, 1).granted, 10); /* 2 - 3 + 11: every data slot is granted */
+    assert_int_equal(D->counters(st)->monitoring_points, 1);
+    D->on_retrieved(st, 1, 3); /* head is 4 now */
+    assert_no_ctrl(st);
+    D->on_retrieved(st, 1, 1);
+    assert_int_equal(pop_ctrl(st).value, 4);
+    assert_consistent(st);
+    D->destroy(st);
+}
+
+/* One busy sender steals from idle ones, highest rank first (tail of LOW), never below the static
+ * part; a victim holding more than its new quota gets a compulsory request. */
+static void test_stealing(void **unused)
+{
+    fc_state *st = make(4, 0, 12, 2); /* senders 1..3, intended 10 each, data region 30 */
+    fc_ctrl c;
+    /* Sender 2 is busy for a while so it holds more than its static part afterwards. */
+    for (int k = 0; k < 2; k++) {
+        D->on_retrieved(st, 2, 1);
+        while (D->next_ctrl(st, &c))
+            assert_int_equal(c.kind, FC_CTRL_CREDIT);
+    }
+    uint32_t held2 = view(st, 2).granted;
+    assert_true(held2 > 2);
+    int saw_request = 0, first_victim = 0;
+    for (int k = 0; k < 200 && !saw_request; k++) {
+        D->on_retrieved(st, 1, 1);
+        while (D->next_ctrl(st, &c)) {
+            if (c.kind == FC_CTRL_REQUEST) {
+                assert_int_equal(c.peer, 2);
+                saw_request = 1;
+            }
+        }
+        if (!first_victim && view(st, 3).intended < 10)
+            first_victim = 3;
+        if (!first_victim && view(st, 2).intended < 10)
+            first_victim = 2;
+        assert_consistent(st);
+        assert_true(view(st, 2).intended >= 2 && view(st, 3).intended >= 2);
+        assert_int_equal(view(st, 1).intended + view(st, 2).intended + view(st, 3).intended, 30);
+    }
+    assert_int_equal(first_victim, 3);
+    assert_true(saw_request);
+    assert_int_equal(view(st, 2).intended, 2);
+    assert_int_equal(view(st, 1).intended, 30 - 2 - view(st, 3).intended);
+    assert_int_equal(D->counters(st)->credits_stolen, view(st, 1).intended - 10);
+    assert_int_equal(D->counters(st)->compulsory_requests, 1);
+    /* Sender 2 answers with everything above its static part (it still holds held2 credits,
+     * returns held2 - 2 and pays one of the remaining 2 for the response packet). */
+    uint32_t amount = held2 - 2;
+    D->on_ctrl(st, 2, FC_CTRL_RESPONSE, amount, 0);
+    D->on_retrieved(st, 2, 1); /* the response's slot */
+    while (D->next_ctrl(st, &c))
+        assert_int_equal(c.kind, FC_CTRL_CREDIT);
+    assert_consistent(st);
+    assert_int_equal(view(st, 2).granted, 2); /* 1 kept + 1 returned for the response's slot */
+    assert_int_equal(D->counters(st)->protocol_errors, 0);
+    /* A second, unasked response is refused and counted. */
+    D->on_ctrl(st, 2, FC_CTRL_RESPONSE, 1, 0);
+    assert_int_equal(D->counters(st)->protocol_errors, 1);
+    D->destroy(st);
+}
+
+/* Sender side: a request is answered with the excess; without a credit the response waits and
+ * takes the first credit that arrives, ahead of data. */
+static void test_request_response(void **unused)
+{
+    fc_state *st = make(2, 0, 12, 2);
+    D->on_ctrl(st, 1, FC_CTRL_CREDIT, 8, 0); /* 10 credits towards rank 1 */
+    D->on_ctrl(st, 1, FC_CTRL_REQUEST, 0, 0);
+    fc_ctrl c = pop_ctrl(st);
+    assert_int_equal(c.kind, FC_CTRL_RESPONSE);
+    assert_int_equal(c.peer, 1);
+    assert_int_equal(c.value, 8); /* all above the static part (2); the packet costs one more */
+    assert_no_ctrl(st);
+    assert_int_equal(D->acquire(st, 1, 100), 1);
+    D->on_ctrl(st, 1, FC_CTRL_REQUEST, 0, 0); /* no credit: the response waits */
+    assert_no_ctrl(st);
+    D->on_ctrl(st, 1, FC_CTRL_REQUEST, 0, 0); /* a second one before the answer: refused */
+    assert_int_equal(D->counters(st)->protocol_errors, 1);
+    D->on_ctrl(st, 1, FC_CTRL_CREDIT, 4, 1);
+    c = pop_ctrl(st);
+    assert_int_equal(c.kind, FC_CTRL_RESPONSE);
+    assert_int_equal(c.value, 2); /* 4 - 2 */
+    assert_int_equal(D->acquire(st, 1, 100), 1);
+    assert_int_equal(D->counters(st)->compulsory_responses, 2);
+    D->destroy(st);
+}
+
+static void expect_reject(uint32_t n, uint32_t self, uint32_t S, uint32_t C, const char *needle)
+{
+    fc_params p = {.nranks = n, .self = self, .slots_per_peer = S, .credit_slots = C};
+    fc_state *st = NULL;
+    char err[200] = "";
+    assert_int_equal(D->create(&p, &st, err, sizeof err), -1);
+    assert_null(st);
+    if (!strstr(err, needle))
+        fail_msg("error \"%s\" does not mention \"%s\"", err, needle);
+}
+
+static void test_params(void **unused)
+{
+    expect_reject(4, 0, 10, 0, "must be in 1..255, got 0");
+    expect_reject(4, 0, 1000, 256, "must be in 1..255, got 256");
+    expect_reject(4, 0, 3, 2, "use S >= 4");
+    expect_reject(4, 9, 10, 2, "rank 9 out of range");
+    fc_state *st = make(1, 0, 8, 2); /* a job of one: nothing to control, nothing breaks */
+    fc_ctrl c;
+    assert_int_equal(D->acquire(st, 0, 1), 0);
+    assert_int_equal(D->next_ctrl(st, &c), 0);
+    assert_consistent(st);
+    D->destroy(st);
+}
+
+/* No dynamic region (S = 2C): nothing to lend, a sender never holds more than its static part
+ * (K11: the static scheme with Q = C, one credit back per packet). */
+static void test_no_dynamic_region(void **unused)
+{
+    fc_state *st = make(3, 0, 4, 2);
+    for (int k = 0; k < 100; k++) {
+        D->on_retrieved(st, 1 + (k % 2), 1);
+        fc_ctrl c = pop_ctrl(st);
+        assert_int_equal(c.kind, FC_CTRL_CREDIT);
+        assert_int_equal(c.value, 1);
+        assert_no_ctrl(st);
+        assert_true(view(st, 1).granted <= 2 && view(st, 2).granted <= 2);
+        assert_consistent(st);
+    }
+    D->destroy(st);
+}
+
+static void test_bad_input(void **unused)
+{
+    fc_state *st = make(3, 0, 12, 2);
+    D->on_retrieved(st, 1, 50); /* more packets than it could ever have had credits for */
+    D->on_retrieved(st, 0, 1);  /* from ourselves */
+    D->on_ctrl(st, 5, FC_CTRL_CREDIT, 1, 0);
+    D->on_ctrl(st, 1, 99, 1, 0);
+    assert_int_equal(D->acquire(st, 0, 1), 0);
+    assert_int_equal(D->counters(st)->protocol_errors, 5);
+    assert_consistent(st);
+    D->destroy(st);
+}
+
+/* Deterministic model: every process streams to rank 0 and rank 0 answers some of them; lazy
+ * readers (read only when they cannot send), one packet in four held as unexpected. */
+static void test_model_sweep(void **unused)
+{
+    int runs = 0;
+    for (uint32_t P = 2; P <= 5; P++)
+        for (uint32_t C = 1; C <= 3; C++)
+            for (uint32_t S = 2 * C; S <= 2 * C + 12; S += 3) {
+                fc_model m;
+                if (model_init(&m, D, P, S, C) != 0)
+                    fail_msg("init: %s", m.why);
+                for (uint32_t i = 1; i < P; i++) {
+                    model_queue(&m, i, 0, 3 + i, 1 + (S * i) % (3 * S));
+                    model_queue(&m, 0, i, 2, i);
+                }
+                uint32_t nread = 0;
+                for (int round = 0; round < 5000 && !m.failed && !model_quiet(&m); round++)
+                    for (uint32_t i = 0; i < P; i++) {
+                        for (uint32_t j = 0; j < P; j++)
+                            while (model_deliver(&m, j, i)) {}
+                        int sent = 0;
+                        for (uint32_t j = 0; j < P; j++)
+                            sent |= model_send(&m, i, j, 0);
+                        if (!sent)
+                            model_retrieve(&m, i, (++nread % 4) == 0);
+                        if (nread % 4 == 2)
+                            for (uint32_t j = 0; j < P; j++)
+                                model_release(&m, i, j, 0);
+                    }
+                model_drain(&m, 1000000);
+                if (m.failed)
+                    fail_msg("P=%u S=%u C=%u: %s", P, S, C, m.why);
+                assert_int_equal(m.data_sent, m.data_released);
+                model_free(&m);
+                runs++;
+            }
+    assert_true(runs >= 50);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_initial_state),     cmocka_unit_test(test_fig_6_4_capped_return),
+        cmocka_unit_test(test_stealing),          cmocka_unit_test(test_request_response),
+        cmocka_unit_test(test_params),            cmocka_unit_test(test_no_dynamic_region),
+        cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_model_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,117 @@
+/* tests/mpi/errors.c — bad arguments under MPI_ERRORS_RETURN: each gives the right error class with a
+ * non-empty Error_string, and the library keeps working afterwards. Any np. */
+#include "testutil.h"
+
+#include <limits.h>
+
+static int rank, size, nchecks;
+
+/* `rc` must be an error of class `cls` (or `alt`, where MPI implementations legitimately differ;
+ * pass -1 for none). */
+static void expect(int rc, int cls, int alt, const char *what) {
+    CHECK(rc != MPI_SUCCESS, "%s: returned MPI_SUCCESS, expected an error", what);
+    int got = tu_class(rc);
+    CHECK(got == cls || (alt >= 0 && got == alt), "%s: error class %d, expected %d%s", what, got,
+          cls, alt >= 0 ? " (or the alternative)" : "");
+    char str[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    str[0] = '\0';
+    MPI_OK(MPI_Error_string(rc, str, &len));
+    CHECK(len > 0 && strlen(str) == (size_t)len, "%s: Error_string empty or length %d wrong",
+          what, len);
+    int again = -1;
+    MPI_OK(MPI_Error_class(got, &again));
+    CHECK(again == got, "Error_class of class %d is %d", got, again);
+    if (nchecks++ < 3 || getenv("ERRORS_VERBOSE"))
+        tu_note("%s -> class %d \"%s\"", what, got, str);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* Errors with no usable communicator (MPI_COMM_NULL) are raised on MPI_COMM_SELF in MPI-4 and
+     * on MPI_COMM_WORLD before it: set both to return. */
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_Errhandler eh;
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    CHECK(eh == MPI_ERRORS_RETURN, "Comm_get_errhandler did not return MPI_ERRORS_RETURN");
+
+    int buf[8] = {0};
+    MPI_Request rq;
+    MPI_Status st;
+    MPI_Comm W = MPI_COMM_WORLD;
+
+    /* Ranks. */
+    expect(MPI_Send(buf, 1, MPI_INT, size, 0, W), MPI_ERR_RANK, -1, "Send to rank == size");
+    expect(MPI_Send(buf, 1, MPI_INT, -5, 0, W), MPI_ERR_RANK, -1, "Send to rank -5");
+    expect(MPI_Send(buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, W), MPI_ERR_RANK, -1,
+           "Send to MPI_ANY_SOURCE");
+    expect(MPI_Isend(buf, 1, MPI_INT, size + 7, 0, W, &rq), MPI_ERR_RANK, -1,
+           "Isend to rank size+7");
+    expect(MPI_Recv(buf, 1, MPI_INT, size, 0, W, &st), MPI_ERR_RANK, -1, "Recv from rank == size");
+    expect(MPI_Irecv(buf, 1, MPI_INT, -5, 0, W, &rq), MPI_ERR_RANK, -1, "Irecv from rank -5");
+
+    /* Tags. */
+    CHECK(MPI_ANY_TAG != -3, "test assumes MPI_ANY_TAG != -3");
+    expect(MPI_Send(buf, 1, MPI_INT, 0, -3, W), MPI_ERR_TAG, -1, "Send with tag -3");
+    expect(MPI_Send(buf, 1, MPI_INT, 0, MPI_ANY_TAG, W), MPI_ERR_TAG, -1, "Send with MPI_ANY_TAG");
+    expect(MPI_Recv(buf, 1, MPI_INT, 0, -3, W, &st), MPI_ERR_TAG, -1, "Recv with tag -3");
+    int *tag_ub = NULL, found = 0;
+    MPI_OK(MPI_Comm_get_attr(W, MPI_TAG_UB, &tag_ub, &found));
+    CHECK(found && tag_ub && *tag_ub >= 32767, "MPI_TAG_UB missing or below 32767");
+    if (*tag_ub < INT_MAX)
+        expect(MPI_Send(buf, 1, MPI_INT, 0, *tag_ub + 1, W), MPI_ERR_TAG, -1,
+               "Send with tag TAG_UB+1");
+    else
+        tu_note("skipped: tag above MPI_TAG_UB (TAG_UB is INT_MAX)");
+
+    /* Counts and datatypes. */
+    expect(MPI_Send(buf, -1, MPI_INT, 0, 0, W), MPI_ERR_COUNT, -1, "Send with count -1");
+    expect(MPI_Irecv(buf, -1, MPI_INT, 0, 0, W, &rq), MPI_ERR_COUNT, -1, "Irecv with count -1");
+    expect(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, W), MPI_ERR_TYPE, -1,
+           "Send with MPI_DATATYPE_NULL");
+    expect(MPI_Recv(buf, 1, MPI_DATATYPE_NULL, 0, 0, W, &st), MPI_ERR_TYPE, -1,
+           "Recv with MPI_DATATYPE_NULL");
+    MPI_Datatype vec;
+    MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    expect(MPI_Send(buf, 1, vec, 0, 0, W), MPI_ERR_TYPE, -1, "Send with an uncommitted type");
+    expect(MPI_Irecv(buf, 1, vec, 0, 0, W, &rq), MPI_ERR_TYPE, -1,
+           "Irecv with an uncommitted type");
+    MPI_OK(MPI_Type_free(&vec));
+
+    /* Communicators. */
+    expect(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM, -1,
+           "Send on MPI_COMM_NULL");
+    expect(MPI_Recv(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL, &st), MPI_ERR_COMM, -1,
+           "Recv on MPI_COMM_NULL");
+    int r;
+    expect(MPI_Comm_rank(MPI_COMM_NULL, &r), MPI_ERR_COMM, -1, "Comm_rank(MPI_COMM_NULL)");
+
+    /* Requests: a null request pointer, or MPI_REQUEST_NULL where an active request is needed.
+     * Implementations report a NULL pointer as MPI_ERR_REQUEST or MPI_ERR_ARG. */
+    expect(MPI_Isend(buf, 1, MPI_INT, 0, 0, W, NULL), MPI_ERR_REQUEST, MPI_ERR_ARG,
+           "Isend with a NULL request pointer");
+    expect(MPI_Irecv(buf, 1, MPI_INT, 0, 0, W, NULL), MPI_ERR_REQUEST, MPI_ERR_ARG,
+           "Irecv with a NULL request pointer");
+    expect(MPI_Wait(NULL, &st), MPI_ERR_REQUEST, MPI_ERR_ARG, "Wait with a NULL request pointer");
+    rq = MPI_REQUEST_NULL;
+    expect(MPI_Request_free(&rq), MPI_ERR_REQUEST, -1, "Request_free(MPI_REQUEST_NULL)");
+    rq = MPI_REQUEST_NULL;
+    expect(MPI_Cancel(&rq), MPI_ERR_REQUEST, -1, "Cancel(MPI_REQUEST_NULL)");
+
+    /* After all that, ordinary traffic still works (errors left no half-posted operations). */
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, in = -1;
+    MPI_OK(MPI_Sendrecv(&rank, 1, MPI_INT, right, 5, &in, 1, MPI_INT, left, 5, W, &st));
+    CHECK(in == left, "Sendrecv after the error checks got %d, expected %d", in, left);
+    int flag = 1;
+    MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, W, &flag, &st));
+    CHECK(!flag, "a failed call left a message behind (source %d tag %d)", st.MPI_SOURCE,
+          st.MPI_TAG);
+    MPI_OK(MPI_Barrier(W));
+    tu_note("errors: %d bad calls gave the right class and message; traffic still works",
+            nchecks);
+    MPI_Finalize();
+    return 0;
+}

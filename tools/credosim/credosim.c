@@ -1,0 +1,338 @@
+/* tools/credosim/credosim.c — the credosim command line: reads a GOAL schedule or builds a pattern,
+ * sets LogGOPS / cluster / flow-control parameters, runs src/sim and prints times and speed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "fc/fc.h"
+#include "goal/goal_text.h"
+#include "sim/sim.h"
+#include "sim/sim_pattern.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: credosim run (--goal FILE | --pattern SPEC --ranks N) [options]\n"
+            "       credosim export --pattern SPEC --ranks N      (writes the pattern as GOAL text)\n"
+            "       credosim memory --ranks N --fc SCHEME --slots S  (bytes per receiver, from src/fc)\n"
+            "LogGOPS (LogGOPSim's options and defaults):\n"
+            "  -L NS (2500)  -o NS (1500)  -g NS (1000)  -G NS/B (6)  -O NS/B (0)  -S BYTES (65535)\n"
+            "Cluster and flow-control model (any of these enables it):\n"
+            "  --ppn K                 ranks per node (block mapping; intra-node = shared memory)\n"
+            "  --topology T            flat | mesh:XxYxZ | torus:XxYxZ (nodes; dimension-order routing)\n"
+            "  --fc none|static|dynamic   flow-control scheme of src/fc (default none)\n"
+            "  --slots S               mailbox slots per sender (default 64)   --credit-slots C (2)\n"
+            "  --no-piggyback          --eager BYTES (2048)\n"
+            "Output: --csv (host,finish_ns per host)  --seed N  --quiet (no progress bar)\n"
+            "Patterns: barrier, alltoall:B, pingpong:B, sendrecv:B, exchange:B, bcast:B, reduce:B,\n"
+            "  allreduce:B, allgather:B, gather:B, scatter:B, phased:B[:REPS]; add :ITERS to repeat.\n");
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-') {
+        fprintf(stderr, "credosim: %s expects a non-negative integer, got '%s'\n", opt, s ? s : "");
+        return -1;
+    }
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end) {
+        fprintf(stderr, "credosim: %s expects a non-negative integer, got '%s'\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_topology(const char *s, sim_cluster *c)
+{
+    if (strcmp(s, "flat") == 0) {
+        c->dims[0] = c->dims[1] = c->dims[2] = 0;
+        return 0;
+    }
+    const char *d = NULL;
+    if (strncmp(s, "mesh:", 5) == 0) {
+        c->torus = 0;
+        d = s + 5;
+    } else if (strncmp(s, "torus:", 6) == 0) {
+        c->torus = 1;
+        d = s + 6;
+    }
+    unsigned x = 0, y = 1, z = 1;
+    char extra;
+    int n = d ? sscanf(d, "%ux%ux%u%c", &x, &y, &z, &extra) : 0;
+    if (n < 1 || n > 3 || x == 0 || y == 0 || z == 0) {
+        fprintf(stderr, "credosim: --topology %s: expected flat, mesh:XxYxZ or torus:XxYxZ (e.g. mesh:4x4x4)\n", s);
+        return -1;
+    }
+    c->dims[0] = x;
+    c->dims[1] = y;
+    c->dims[2] = z;
+    return 0;
+}
+
+static void progress_bar(void *arg, uint64_t done, uint64_t total)
+{
+    (void)arg;
+    int w = 40, fill = total ? (int)((double)done / (double)total * w) : 0;
+    char bar[41];
+    for (int i = 0; i < w; i++)
+        bar[i] = i < fill ? '#' : ' ';
+    bar[w] = 0;
+    fprintf(stderr, "\r[%s] %3d%%", bar, total ? (int)(100.0 * (double)done / (double)total) : 0);
+}
+
+static int export_goal(const sim_sched *s)
+{
+    goal_txt g = {s->nranks, calloc(s->nranks ? s->nranks : 1, sizeof(goal_txt_rank))};
+    if (!g.ranks)
+        return -1;
+    int rc = 0;
+    for (uint32_t r = 0; r < s->nranks && rc == 0; r++) {
+        goal_txt_rank *gr = &g.ranks[r];
+        uint32_t a = s->rank_first[r], b = s->rank_first[r + 1];
+        gr->nops = b - a;
+        gr->ops = calloc(gr->nops ? gr->nops : 1, sizeof *gr->ops);
+        uint32_t nd = 0;
+        for (uint32_t i = a; i < b; i++)
+            nd += s->ops[i].nreq + s->ops[i].nireq;
+        gr->deps = calloc(nd ? nd : 1, sizeof *gr->deps);
+        if (!gr->ops || !gr->deps) {
+            rc = -1;
+            break;
+        }
+        for (uint32_t i = a; i < b; i++) {
+            const sim_op *o = &s->ops[i];
+            gr->ops[i - a] = (goal_txt_op){o->kind == SIM_SEND ? GOAL_TXT_SEND : o->kind == SIM_RECV ? GOAL_TXT_RECV : GOAL_TXT_CALC,
+                                           o->cpu, o->nic, o->peer, o->tag, o->size, 0};
+            for (uint32_t k = 0; k < o->nreq + o->nireq; k++)
+                gr->deps[gr->ndeps++] = (goal_txt_dep){s->succ[o->succ + k] - a, i - a,
+                                                       k < o->nreq ? GOAL_TXT_REQUIRES : GOAL_TXT_IREQUIRES};
+        }
+    }
+    if (rc == 0)
+        rc = goal_txt_write(stdout, &g);
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        free(g.ranks[r].ops);
+        free(g.ranks[r].deps);
+    }
+    free(g.ranks);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    int export = strcmp(argv[1], "export") == 0, memory = strcmp(argv[1], "memory") == 0;
+    if (!export && !memory && strcmp(argv[1], "run") != 0) {
+        fprintf(stderr, "credosim: unknown command '%s' (expected run, export or memory)\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    sim_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    sim_loggops_default(&cfg.lg);
+    sim_cluster_default(&cfg.cl);
+    const char *goal = NULL, *pattern = NULL;
+    uint64_t ranks = 0, v;
+    int csv = 0, quiet = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDVAL()                                                                                  \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            fprintf(stderr, "credosim: %s expects a value\n", a);                                  \
+            return 2;                                                                              \
+        }                                                                                          \
+        i++;                                                                                       \
+    } while (0)
+        if (strcmp(a, "--goal") == 0) {
+            NEEDVAL();
+            goal = val;
+        } else if (strcmp(a, "--pattern") == 0) {
+            NEEDVAL();
+            pattern = val;
+        } else if (strcmp(a, "--ranks") == 0) {
+            NEEDVAL();
+            if (parse_u64(a, val, &ranks) || ranks == 0 || ranks >= (1u << 28)) {
+                fprintf(stderr, "credosim: --ranks expects 1 .. 268435455\n");
+                return 2;
+            }
+        } else if (a[0] == '-' && strchr("LogGOS", a[1]) && a[2] == 0) {
+            NEEDVAL();
+            if (parse_u64(a, val, &v))
+                return 2;
+            switch (a[1]) {
+            case 'L': cfg.lg.L = v; break;
+            case 'o': cfg.lg.o = v; break;
+            case 'g': cfg.lg.g = v; break;
+            case 'G': cfg.lg.G = v; break;
+            case 'O': cfg.lg.O = v; break;
+            case 'S': cfg.lg.S = v; break;
+            }
+        } else if (strcmp(a, "--ppn") == 0) {
+            NEEDVAL();
+            if (parse_u64(a, val, &v) || v == 0 || v > 65536) {
+                fprintf(stderr, "credosim: --ppn expects 1 .. 65536\n");
+                return 2;
+            }
+            cfg.cl.ppn = (uint32_t)v;
+            cfg.cl.enabled = 1;
+        } else if (strcmp(a, "--topology") == 0) {
+            NEEDVAL();
+            if (parse_topology(val, &cfg.cl))
+                return 2;
+            cfg.cl.enabled = 1;
+        } else if (strcmp(a, "--fc") == 0) {
+            NEEDVAL();
+            if (strcmp(val, "none") && strcmp(val, "static") && strcmp(val, "dynamic")) {
+                fprintf(stderr, "credosim: --fc %s: expected none, static or dynamic\n", val);
+                return 2;
+            }
+            cfg.cl.fc = val;
+            cfg.cl.enabled = 1;
+        } else if (strcmp(a, "--slots") == 0) {
+            NEEDVAL();
+            if (parse_u64(a, val, &v) || v == 0 || v > (1u << 24)) {
+                fprintf(stderr, "credosim: --slots expects 1 .. 16777216\n");
+                return 2;
+            }
+            cfg.cl.slots_per_peer = (uint32_t)v;
+            cfg.cl.enabled = 1;
+        } else if (strcmp(a, "--credit-slots") == 0) {
+            NEEDVAL();
+            if (parse_u64(a, val, &v) || v > 1024) {
+                fprintf(stderr, "credosim: --credit-slots expects 0 .. 1024\n");
+                return 2;
+            }
+            cfg.cl.credit_slots = (uint32_t)v;
+        } else if (strcmp(a, "--eager") == 0) {
+            NEEDVAL();
+            if (parse_u64(a, val, &v) || v > (1u << 30)) {
+                fprintf(stderr, "credosim: --eager expects 0 .. 1073741824\n");
+                return 2;
+            }
+            cfg.cl.eager_max = (uint32_t)v;
+        } else if (strcmp(a, "--no-piggyback") == 0) {
+            cfg.cl.piggyback = 0;
+        } else if (strcmp(a, "--csv") == 0) {
+            csv = 1;
+        } else if (strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--seed") == 0) {
+            NEEDVAL();
+            if (parse_u64(a, val, &cfg.seed))
+                return 2;
+        } else {
+            fprintf(stderr, "credosim: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (memory) {
+        /* thesis Eq. 7.1/7.2: flow-control state of one receiver (src/fc's own accounting) plus its
+         * mailbox of 64-byte slots */
+        if (!ranks) {
+            fprintf(stderr, "credosim: memory needs --ranks N\n");
+            return 2;
+        }
+        const fc_ops *ops = fc_lookup(cfg.cl.fc);
+        fc_params p = {(uint32_t)ranks, 0, cfg.cl.slots_per_peer, cfg.cl.credit_slots};
+        fc_state *st = NULL;
+        char e[256];
+        if (!ops || ops->create(&p, &st, e, sizeof e) != 0) {
+            fprintf(stderr, "credosim: %s\n", ops ? e : "unknown scheme");
+            return 1;
+        }
+        size_t sb = ops->state_bytes(st);
+        uint64_t mb = (uint64_t)ops->mailbox_slots(&p) * 64;
+        printf("ranks,fc,slots_per_peer,state_bytes,mailbox_bytes,total_mib\n%llu,%s,%u,%zu,%llu,%.3f\n",
+               (unsigned long long)ranks, ops->name, cfg.cl.slots_per_peer, sb, (unsigned long long)mb,
+               (double)(sb + mb) / 1048576.0);
+        ops->destroy(st);
+        return 0;
+    }
+    if (!!goal == !!pattern) {
+        fprintf(stderr, "credosim: give exactly one of --goal FILE or --pattern SPEC\n");
+        return 2;
+    }
+    if (pattern && !ranks) {
+        fprintf(stderr, "credosim: --pattern needs --ranks N\n");
+        return 2;
+    }
+    char err[512];
+    sim_sched *s = NULL;
+    int rc = goal ? sim_sched_from_goal_file(goal, &s, err, sizeof err)
+                  : sim_pattern_build(pattern, (uint32_t)ranks, &s, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "credosim: %s\n", err);
+        return 1;
+    }
+    if (export) {
+        rc = export_goal(s);
+        sim_sched_free(s);
+        return rc ? 1 : 0;
+    }
+    if (!quiet && !csv && isatty(2))
+        cfg.progress = progress_bar;
+    uint64_t *finish = malloc((size_t)s->nranks * sizeof *finish);
+    sim_stats st;
+    if (!finish) {
+        fprintf(stderr, "credosim: out of memory\n");
+        return 1;
+    }
+    rc = sim_run(s, &cfg, finish, &st, err, sizeof err);
+    if (cfg.progress)
+        fprintf(stderr, "\r%60s\r", "");
+    if (rc != 0) {
+        fprintf(stderr, "credosim: %s\n", err);
+        free(finish);
+        sim_sched_free(s);
+        return 1;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (csv) {
+        printf("host,finish_ns\n");
+        for (uint32_t h = 0; h < s->nranks; h++)
+            printf("%u,%llu\n", h, (unsigned long long)finish[h]);
+    } else {
+        printf("%s: %u ranks, %llu operations; L=%llu o=%llu g=%llu G=%llu O=%llu S=%llu%s\n", s->name, s->nranks,
+               (unsigned long long)s->nops, (unsigned long long)cfg.lg.L, (unsigned long long)cfg.lg.o,
+               (unsigned long long)cfg.lg.g, (unsigned long long)cfg.lg.G, (unsigned long long)cfg.lg.O,
+               (unsigned long long)cfg.lg.S, cfg.cl.enabled ? " (cluster model)" : "");
+        if (s->nranks <= 16)
+            for (uint32_t h = 0; h < s->nranks; h++)
+                printf("Host %u: %llu\n", h, (unsigned long long)finish[h]);
+        printf("Maximum finishing time at host %u: %llu ns (%.6f s)\n", st.max_host, (unsigned long long)st.max_finish,
+               (double)st.max_finish * 1e-9);
+        if (cfg.cl.enabled)
+            printf("cluster: fc=%s slots/peer=%u C=%u ppn=%u: data packets %llu, credit packets %llu, piggybacked %llu, "
+                   "ctrl packets %llu, delayed messages %llu (%.2f%% of %llu eager inter-node), delayed packets %llu, "
+                   "shm messages %llu, rendezvous %llu, max mailbox fill %llu, mailbox overflows %llu\n",
+                   cfg.cl.fc, cfg.cl.slots_per_peer, cfg.cl.credit_slots, cfg.cl.ppn,
+                   (unsigned long long)st.data_packets, (unsigned long long)st.credit_packets,
+                   (unsigned long long)st.piggybacked, (unsigned long long)st.ctrl_packets,
+                   (unsigned long long)st.delayed_msgs,
+                   st.eager_msgs ? 100.0 * (double)st.delayed_msgs / (double)st.eager_msgs : 0.0,
+                   (unsigned long long)st.eager_msgs, (unsigned long long)st.delayed_pkts,
+                   (unsigned long long)st.shm_msgs, (unsigned long long)st.rndv_msgs,
+                   (unsigned long long)st.max_mailbox, (unsigned long long)st.mailbox_overflows);
+        printf("events: %llu (%llu operations + %llu messages) in %.3f s CPU (%.3f s wall) = %.2f M events/s; "
+               "peak queue %zu; schedule %.1f MB; peak RSS %.1f MB\n",
+               (unsigned long long)st.events, (unsigned long long)s->nops, (unsigned long long)st.messages, st.cpu_s,
+               st.wall_s, st.cpu_s > 0 ? (double)st.events / st.cpu_s * 1e-6 : 0.0,
+               st.peak_queue, (double)sim_sched_bytes(s) / 1048576.0, (double)ru.ru_maxrss / 1024.0);
+    }
+    free(finish);
+    sim_sched_free(s);
+    return 0;
+}
