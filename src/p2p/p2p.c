@@ -439,8 +439,20 @@ static inline void copy_bytes(void *dst, const void *src, size_t n)
         memcpy(dst, src, n);
 }
 
+/* A matched receive that still waits for data from src (more eager chunks or copy chunks). */
+static inline void recv_activate(preq *r, int src)
+{
+    r->state = PREQ_RECV_ACTIVE;
+    P.active_from[src]++;
+    P.nactive_recv++;
+}
+
 static void recv_finish(preq *r, int src, int tag, size_t mlen)
 {
+    if (r->state == PREQ_RECV_ACTIVE) {
+        P.active_from[src]--;
+        P.nactive_recv--;
+    }
     r->pub.status.source = src;
     r->pub.status.tag = tag;
     r->pub.status.bytes = mlen < r->len ? mlen : r->len;
@@ -494,7 +506,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
 /* CMA unavailable: ask the sender to stream n bytes through its staging buffers. */
 static void rndv_copy_request(preq *r, int src, uint64_t sreq, size_t n)
 {
-    r->state = PREQ_RECV_ACTIVE;
+    recv_activate(r, src);
     r->off = 0;
     queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)r, n, 0);
 }
@@ -565,7 +577,7 @@ static void on_eager(int src, uint64_t idx, uint32_t ns)
         if (chunk == mh.len) {
             recv_finish(r, src, mh.tag, mh.len);
         } else {
-            r->state = PREQ_RECV_ACTIVE;
+            recv_activate(r, src);
             r->peer = src;
             r->tag = mh.tag;
             r->off = chunk;
@@ -863,7 +875,7 @@ static void uexp_deliver(preq *r, uexp *u)
         if (u->received == u->len) {
             recv_finish(r, src, u->tag, u->len);
         } else { /* the rest still streams in: later chunks go straight to the user buffer */
-            r->state = PREQ_RECV_ACTIVE;
+            recv_activate(r, src);
             r->peer = src;
             r->tag = u->tag;
             r->off = u->received;
@@ -956,7 +968,8 @@ int p2p_cancel(p2p_req *req)
 /* Spill rule (docs/FLOW_CONTROL.md): unmatched messages keep their sender's credits, which bounds
  * memory under floods, but a receive that waits for source s while s's credits are all held by
  * messages that do not match it would wait forever. When a waiter goes idle, sources that a posted
- * receive (or the last failed probe) could match get their held credits back; their messages stay
+ * receive (or the last failed probe) could match, or that a matched receive still waits on, get
+ * their held credits back; their messages stay
  * queued. A flood whose messages are matched as they come never triggers it. */
 static int spill_source(int s)
 {
@@ -988,6 +1001,10 @@ static int spill_for_waiters(void)
         }
         n += spill_source(r->peer);
     }
+    if (P.nactive_recv)
+        for (int s = 0; s < P.size; s++)
+            if (P.active_from[s])
+                n += spill_source(s);
     if (P.probe_src == P2P_ANY_SOURCE) {
         for (int s = 0; s < P.size; s++)
             n += spill_source(s);

@@ -120,6 +120,8 @@ typedef struct p2p_engine {
     /* statistics */
     uint64_t held_slots, unexpected_bytes;
     uint32_t *held_src;  /* [size] slots held by unmatched messages per source */
+    uint32_t *active_from; /* [size] matched receives still waiting for data from each source */
+    int nactive_recv;
     int probe_src;       /* source of the last unsuccessful probe (-2 = none), for the spill rule */
     credo_fc_stats st;
 } p2p_engine;

@@ -83,8 +83,9 @@ int p2p_init(void)
     P.dq = calloc((size_t)n, sizeof *P.dq);
     P.active = calloc((size_t)n, sizeof *P.active);
     P.held_src = calloc((size_t)n, sizeof *P.held_src);
+    P.active_from = calloc((size_t)n, sizeof *P.active_from);
     P.probe_src = -2;
-    if (!P.held_src || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq || !P.active) {
+    if (!P.held_src || !P.active_from || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq || !P.active) {
         fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
         return -1;
     }
@@ -224,5 +225,6 @@ void p2p_finalize(void)
     free(P.dq);
     free(P.active);
     free(P.held_src);
+    free(P.active_from);
     memset(&P, 0, sizeof P);
 }
