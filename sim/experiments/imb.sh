@@ -10,7 +10,7 @@ SLOTS=${SLOTS:-"8 16 32 64"}
 CSV="$OUT/imb.csv"
 echo "kernel,fc,slots,finish_ns,overhead_pct" > "$CSV"
 for k in $KERNELS; do
-    if [ $k = barrier ]; then P=barrier:1:20; else P=$k:2048:4; fi
+    if [ $k = barrier ]; then P=barrier:20; else P=$k:2048:4; fi
     set -- $(runsim --pattern $P --ranks $N --ppn 16 --topology $TOPO --fc none); ref=$1
     for fc in static dynamic; do
         for s in $SLOTS; do
@@ -19,10 +19,10 @@ for k in $KERNELS; do
         done
     done
 done
-awk -F, -v n=$N 'NR > 1 { s[$2","$3] += $5; c[$2","$3]++ }
-     END { print "fc,slots,gib_at_1024,avg_overhead_pct";
-           for (k in s) { split(k, a, ","); printf "%s,%s,%.2f,%.3f\n", a[1], a[2], a[2]*64*1024*1024/2^30, s[k]/c[k] } }' "$CSV" |
-    sort -t, -k1,1 -k2,2n > "$OUT/imb_avg.csv"
+echo "fc,slots,gib_at_1024,avg_overhead_pct" > "$OUT/imb_avg.csv"
+awk -F, 'NR > 1 { s[$2","$3] += $5; c[$2","$3]++ }
+     END { for (k in s) { split(k, a, ","); printf "%s,%s,%.2f,%.3f\n", a[1], a[2], a[2]*64*1024*1024/2^30, s[k]/c[k] } }' "$CSV" |
+    sort -t, -k1,1 -k2,2n >> "$OUT/imb_avg.csv"
 cat > "$OUT/imb.gp" <<'GP'
 set terminal png size 900,500
 set output 'imb.png'

@@ -44,7 +44,7 @@ int credo_init(void)
         boot_abort(1, "too many ranks");
     }
     if (p2p_init()) {
-        boot_abort(1, "credo: transport initialisation failed");
+        boot_abort(1, "transport initialisation failed");
     }
     credo_rt.initialized = 1;
     return 0;
@@ -67,7 +67,6 @@ _Noreturn void credo_abort(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "credo: rank %d: %s\n", credo_rt.rank, msg);
-    fflush(stderr);
+    /* boot_abort prints "credo: rank R aborting: msg" once and tells the launcher */
     boot_abort(code, msg);
 }

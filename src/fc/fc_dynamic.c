@@ -124,9 +124,11 @@ static void deferq_add(fc_state *st, uint32_t s)
 
 /* ---- the thresholds FIFO --------------------------------------------------------------------- */
 
-static inline uint32_t *fifo_of(fc_state *st, uint32_t s) { return st->fifo + (size_t)s * (st->c + 1); }
+/* The FIFO array is not part of the const-ness of the state record: check() reads it through a
+ * const state, events write it. */
+static inline uint32_t *fifo_of(const fc_state *st, uint32_t s) { return st->fifo + (size_t)s * (st->c + 1); }
 
-static inline uint32_t fifo_head(fc_state *st, uint32_t s) { return fifo_of(st, s)[st->peer[s].fifo_head]; }
+static inline uint32_t fifo_head(const fc_state *st, uint32_t s) { return fifo_of(st, s)[st->peer[s].fifo_head]; }
 
 /* Pops the head and pushes x (the FIFO is always full, so the new tail takes the head's place).
  * Excess left by a response is shed here, keeping every element >= 1. */
@@ -142,7 +144,7 @@ static void fifo_replace_head(fc_state *st, uint32_t s, uint32_t x)
     p->fifo_head = (uint16_t)((p->fifo_head + 1) % (st->c + 1));
 }
 
-static int i1_holds(fc_state *st, uint32_t s)
+static int i1_holds(const fc_state *st, uint32_t s)
 {
     const dyn_peer *p = &st->peer[s];
     uint64_t sum = 0;
@@ -295,7 +297,7 @@ static void blocked_event(fc_state *st, uint32_t s)
     emit_credit(st, s, 1);
 }
 
-static inline int needs_event(fc_state *st, uint32_t s)
+static inline int needs_event(const fc_state *st, uint32_t s)
 {
     const dyn_peer *p = &st->peer[s];
     return p->retrieved >= fifo_head(st, s) && (!(p->flags & F_BLOCKED) || p->current < st->c);
@@ -504,6 +506,7 @@ static void dyn_on_ctrl(fc_state *st, uint32_t from, uint8_t kind, uint32_t valu
         p->current -= value;
         st->available += value;
         p->flags &= (uint8_t)~F_BLOCKED;
+        p->events = 0; /* A13: activity counted before it became a victim is stale */
         fifo_give_back(st, from, value);
         service(st, from); /* R3: re-run the check at once, a reclaimed sender may hold nothing */
         serve_deferred(st);
@@ -592,9 +595,8 @@ static int dyn_peer_view(const fc_state *st, uint32_t peer, fc_peer_view *out)
     return 0;
 }
 
-static int dyn_check(const fc_state *st_, char *err, size_t errlen)
+static int dyn_check(const fc_state *st, char *err, size_t errlen)
 {
-    fc_state *st = (fc_state *)st_; /* only read */
     uint64_t sum_cur = st->available, sum_int = 0, in_lists = 0;
     for (uint32_t s = 0; s < st->nranks; s++) {
         if (s == st->self)

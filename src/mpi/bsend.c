@@ -153,3 +153,6 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
     memset(&bs, 0, sizeof bs);
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Buffer_attach)
+CREDO_PMPI(MPI_Buffer_detach)

@@ -207,7 +207,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 {
     static const char fn[] = "MPI_Reduce";
     int rc;
-    if ((rc = check_comm(fn, comm)) != MPI_SUCCESS || (rc = check_root(fn, root, comm)) != MPI_SUCCESS)
+    if ((rc = check_comm(fn, comm)) != MPI_SUCCESS ||
+        (rc = check_root(fn, root, comm)) != MPI_SUCCESS)
         return rc;
     int at_root = comm->rank == root;
     if (sendbuf == MPI_IN_PLACE && !at_root)
@@ -242,3 +243,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         rc = coll_bcast(recvbuf, count, datatype, 0, comm);
     return rc == MPI_SUCCESS ? rc : mpi_error(comm, rc, fn, "reduction failed");
 }
+
+CREDO_PMPI(MPI_Barrier)
+CREDO_PMPI(MPI_Bcast)
+CREDO_PMPI(MPI_Reduce)
+CREDO_PMPI(MPI_Allreduce)

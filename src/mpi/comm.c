@@ -10,9 +10,11 @@
 /* Context ids come in pairs (ctx for point-to-point, ctx + 1 for collectives). */
 enum { CTX_WORLD = 0, CTX_SELF = 2, CTX_FIRST_FREE = 4 };
 
-struct credo_comm credo_comm_world = {.magic = COMM_MAGIC, .ctx = CTX_WORLD, .errh = &credo_errh_fatal,
+struct credo_comm credo_comm_world = {.magic = COMM_MAGIC, .ctx = CTX_WORLD,
+                                      .errh = &credo_errh_fatal, .refcount = 1,
                                       .predefined = 1, .name = "MPI_COMM_WORLD"};
-struct credo_comm credo_comm_self = {.magic = COMM_MAGIC, .ctx = CTX_SELF, .errh = &credo_errh_fatal,
+struct credo_comm credo_comm_self = {.magic = COMM_MAGIC, .ctx = CTX_SELF,
+                                     .errh = &credo_errh_fatal, .refcount = 1,
                                      .predefined = 1, .name = "MPI_COMM_SELF"};
 struct credo_group credo_group_empty = {.magic = GROUP_MAGIC, .size = 0, .rank = MPI_UNDEFINED,
                                         .predefined = 1, .world_of = NULL};
@@ -80,6 +82,7 @@ static struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size)
         return NULL;
     }
     c->magic = COMM_MAGIC;
+    c->refcount = 1;
     c->ctx = ctx;
     c->errh = parent->errh;
     if (c->errh->kind == ERRH_USER)
@@ -212,6 +215,17 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+void mpi_comm_destroy(MPI_Comm c)
+{
+    if (c->errh->kind == ERRH_USER && --c->errh->refcount == 0) {
+        c->errh->magic = DEAD_MAGIC;
+        free(c->errh);
+    }
+    free(c->world_of);
+    free(c->comm_of);
+    free(c);
+}
+
 int MPI_Comm_free(MPI_Comm *comm)
 {
     static const char fn[] = "MPI_Comm_free";
@@ -222,15 +236,10 @@ int MPI_Comm_free(MPI_Comm *comm)
     struct credo_comm *c = *comm;
     if (c->predefined)
         return mpi_error(c, MPI_ERR_COMM, fn, "cannot free %s", c->name);
-    if (c->errh->kind == ERRH_USER && --c->errh->refcount == 0) {
-        c->errh->magic = DEAD_MAGIC;
-        free(c->errh);
-    }
+    /* Pending requests keep the tables alive; the handle is dead from now on. */
     c->magic = DEAD_MAGIC;
-    free(c->world_of);
-    free(c->comm_of);
-    free(c);
     *comm = MPI_COMM_NULL;
+    mpi_comm_release(c);
     return MPI_SUCCESS;
 }
 
@@ -528,3 +537,22 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
     *newgroup = g;
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Comm_size)
+CREDO_PMPI(MPI_Comm_rank)
+CREDO_PMPI(MPI_Comm_dup)
+CREDO_PMPI(MPI_Comm_split)
+CREDO_PMPI(MPI_Comm_free)
+CREDO_PMPI(MPI_Comm_compare)
+CREDO_PMPI(MPI_Comm_test_inter)
+CREDO_PMPI(MPI_Comm_get_attr)
+CREDO_PMPI(MPI_Comm_set_name)
+CREDO_PMPI(MPI_Comm_get_name)
+CREDO_PMPI(MPI_Comm_group)
+CREDO_PMPI(MPI_Group_size)
+CREDO_PMPI(MPI_Group_rank)
+CREDO_PMPI(MPI_Group_free)
+CREDO_PMPI(MPI_Group_translate_ranks)
+CREDO_PMPI(MPI_Group_compare)
+CREDO_PMPI(MPI_Group_incl)
+CREDO_PMPI(MPI_Group_excl)

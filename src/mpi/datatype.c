@@ -344,8 +344,8 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 {
     static const char fn[] = "MPI_Type_vector";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
-    return MPI_Type_create_hvector(count, blocklength, (MPI_Aint)stride * oldtype->extent,
-                                   oldtype, newtype);
+    return PMPI_Type_create_hvector(count, blocklength, (MPI_Aint)stride * oldtype->extent,
+                                    oldtype, newtype);
 }
 
 int MPI_Type_indexed(int count, const int array_of_blocklengths[],
@@ -571,8 +571,10 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    if (count == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_elements", "count is NULL");
     MPI_Count n = 0;
-    int rc = MPI_Get_elements_x(status, datatype, &n);
+    int rc = PMPI_Get_elements_x(status, datatype, &n);
     if (rc == MPI_SUCCESS)
         *count = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
     return rc;
@@ -641,3 +643,25 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
     *position += (int)n;
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Type_create_hvector)
+CREDO_PMPI(MPI_Type_contiguous)
+CREDO_PMPI(MPI_Type_vector)
+CREDO_PMPI(MPI_Type_indexed)
+CREDO_PMPI(MPI_Type_create_struct)
+CREDO_PMPI(MPI_Type_create_resized)
+CREDO_PMPI(MPI_Type_dup)
+CREDO_PMPI(MPI_Type_commit)
+CREDO_PMPI(MPI_Type_free)
+CREDO_PMPI(MPI_Type_size)
+CREDO_PMPI(MPI_Type_size_x)
+CREDO_PMPI(MPI_Type_get_extent)
+CREDO_PMPI(MPI_Type_get_true_extent)
+CREDO_PMPI(MPI_Type_get_name)
+CREDO_PMPI(MPI_Get_address)
+CREDO_PMPI(MPI_Get_count)
+CREDO_PMPI(MPI_Get_elements_x)
+CREDO_PMPI(MPI_Get_elements)
+CREDO_PMPI(MPI_Pack_size)
+CREDO_PMPI(MPI_Pack)
+CREDO_PMPI(MPI_Unpack)

@@ -244,3 +244,11 @@ int MPI_Error_class(int errorcode, int *errorclass)
     *errorclass = errorcode;
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Comm_set_errhandler)
+CREDO_PMPI(MPI_Comm_get_errhandler)
+CREDO_PMPI(MPI_Comm_create_errhandler)
+CREDO_PMPI(MPI_Comm_call_errhandler)
+CREDO_PMPI(MPI_Errhandler_free)
+CREDO_PMPI(MPI_Error_string)
+CREDO_PMPI(MPI_Error_class)

@@ -106,3 +106,12 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     credo_abort(errorcode, "MPI_Abort(%s, %d) called",
                 comm_ok(comm) && comm->name[0] ? comm->name : "comm", errorcode);
 }
+
+CREDO_PMPI(MPI_Init)
+CREDO_PMPI(MPI_Init_thread)
+CREDO_PMPI(MPI_Initialized)
+CREDO_PMPI(MPI_Finalized)
+CREDO_PMPI(MPI_Query_thread)
+CREDO_PMPI(MPI_Is_thread_main)
+CREDO_PMPI(MPI_Finalize)
+CREDO_PMPI(MPI_Abort)

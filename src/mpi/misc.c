@@ -72,3 +72,11 @@ int MPI_Free_mem(void *base)
     free(base);
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Wtime)
+CREDO_PMPI(MPI_Wtick)
+CREDO_PMPI(MPI_Get_processor_name)
+CREDO_PMPI(MPI_Get_version)
+CREDO_PMPI(MPI_Get_library_version)
+CREDO_PMPI(MPI_Alloc_mem)
+CREDO_PMPI(MPI_Free_mem)

@@ -27,6 +27,10 @@
  * called in the same order everywhere and p2p does not overtake, so fixed tags suffice. */
 enum { COLL_TAG_BARRIER = 1, COLL_TAG_BCAST = 2, COLL_TAG_REDUCE = 3, COLL_TAG_GATHER = 4 };
 
+/* Each file ends with CREDO_PMPI(MPI_X) for the functions it defines: PMPI_X is the same code, so a
+ * profiling library can define MPI_X and call PMPI_X. */
+#define CREDO_PMPI(fn) extern __typeof__(fn) P##fn __attribute__((alias(#fn)));
+
 /* ---- process state ---- */
 
 enum { MPI_STATE_NONE = 0, MPI_STATE_READY = 1, MPI_STATE_DONE = 2 };
@@ -63,6 +67,7 @@ struct credo_comm {
     int *world_of;         /* comm rank -> job rank */
     int *comm_of;          /* job rank -> comm rank or -1 (size credo_mpi.job_size) */
     MPI_Errhandler errh;
+    int refcount;          /* the handle plus pending requests: a freed comm outlives them */
     int predefined;
     char name[MPI_MAX_OBJECT_NAME];
 };
@@ -116,11 +121,12 @@ struct credo_op {
 enum {
     REQ_F_PROC_NULL = 1,   /* completed at once; status says PROC_NULL */
     REQ_F_PACKED = 2,      /* owns a temporary buffer (and a datatype reference) */
-    REQ_F_RECV = 4,
-    REQ_F_PERSIST_FREE = 8 /* unused: placeholder for persistent requests */
+    REQ_F_RECV = 4
 };
 
 #define REQ_COMM(r) ((MPI_Comm)(r)->upper)
+/* Ties a request to its communicator; mpi_comm_release undoes it when the request is finished. */
+#define REQ_BIND(r, comm) ((r)->upper = (comm), (comm)->refcount++)
 #define REQ_FLAGS(r) ((uint32_t)(r)->upper_data[0])
 
 static inline int comm_ok(MPI_Comm c)
@@ -172,9 +178,10 @@ p2p_req *mpi_req_proc_null(MPI_Comm comm);
 
 /* ---- requests (request.c) ---- */
 
-/* Fills st (may be NULL) from a completed request, releases it; returns its MPI error code. */
+/* Fills st (may be NULL) from a completed request, releases it; returns its MPI error code. The
+ * caller still holds the request's communicator reference (mpi_comm_release after reporting). */
 int mpi_req_finish(p2p_req *r, MPI_Status *st);
-/* Waits for and finishes a request; returns its MPI error code. */
+/* Waits for and finishes a request, communicator reference included; returns its MPI error code. */
 int mpi_req_wait(p2p_req *r, MPI_Status *st);
 void mpi_status_empty(MPI_Status *st);
 
@@ -186,6 +193,12 @@ int mpi_coll_barrier(MPI_Comm comm);
 /* ---- communicators (comm.c) ---- */
 
 int mpi_comm_init_predefined(void);
+void mpi_comm_destroy(MPI_Comm comm);
+static inline void mpi_comm_release(MPI_Comm comm)
+{
+    if (unlikely(--comm->refcount == 0))
+        mpi_comm_destroy(comm);
+}
 void mpi_comm_finalize(void);
 
 /* ---- bsend (bsend.c) ---- */

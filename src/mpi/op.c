@@ -168,7 +168,8 @@ static const op_kernel kernels[OP_PREDEF_COUNT][B_COUNT_OF] = {
 #define SZ_F(T, tn, B) [B] = sizeof(T),
 #define SZ_P(T, tn, B) [B] = sizeof(struct pair_##tn),
 static const unsigned char kernel_elem_size[B_COUNT_OF] = {
-    INT_TYPES(SZ_INT) FLOAT_TYPES(SZ_F) COMPLEX_TYPES(SZ_F) PAIR_TYPES(SZ_P)[B_BOOL] = sizeof(_Bool),
+    INT_TYPES(SZ_INT) FLOAT_TYPES(SZ_F) COMPLEX_TYPES(SZ_F) PAIR_TYPES(SZ_P)
+    [B_BOOL] = sizeof(_Bool),
     [B_BYTE] = 1,
 };
 
@@ -313,3 +314,8 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
     op_apply(op, inbuf, inoutbuf, count, datatype);
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Op_create)
+CREDO_PMPI(MPI_Op_free)
+CREDO_PMPI(MPI_Op_commutative)
+CREDO_PMPI(MPI_Reduce_local)

@@ -80,7 +80,8 @@ static inline int send_fast_ok(const void *buf, int count, MPI_Datatype dt, int 
 static inline int recv_fast_ok(const void *buf, int count, MPI_Datatype dt, int src, int tag,
                                MPI_Comm comm)
 {
-    return MPI_READY() && comm_ok(comm) && (src == MPI_ANY_SOURCE || (unsigned)src < (unsigned)comm->size) &&
+    return MPI_READY() && comm_ok(comm) &&
+           (src == MPI_ANY_SOURCE || (unsigned)src < (unsigned)comm->size) &&
            tag >= MPI_ANY_TAG && count >= 0 && dt_ok(dt) && (dt->flags & DT_F_DENSE) &&
            likely(buf != NULL || count == 0) && buf != MPI_IN_PLACE;
 }
@@ -114,7 +115,7 @@ void mpi_req_packed_hook(p2p_req *r)
 static void attach_packed(p2p_req *r, MPI_Comm comm, uint64_t flags, int count, MPI_Datatype dt,
                           void *user, void *tmp)
 {
-    r->upper = comm;
+    REQ_BIND(r, comm);
     r->upper_data[0] = flags | REQ_F_PACKED | ((uint64_t)(uint32_t)count << 32);
     r->upper_data[1] = (uint64_t)(uintptr_t)dt;
     r->upper_data[2] = (uint64_t)(uintptr_t)user;
@@ -137,7 +138,7 @@ int mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
                        comm->world_of[dest], tag, ctx, mode, &r);
         if (unlikely(rc != P2P_OK))
             return mpi_err_of_p2p(rc);
-        r->upper = comm;
+        REQ_BIND(r, comm);
         r->upper_data[0] = 0;
         r->on_complete = NULL;
         *out = r;
@@ -169,7 +170,7 @@ int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
                        ctx, &r);
         if (unlikely(rc != P2P_OK))
             return mpi_err_of_p2p(rc);
-        r->upper = comm;
+        REQ_BIND(r, comm);
         r->upper_data[0] = REQ_F_RECV;
         r->on_complete = NULL;
         *out = r;
@@ -193,7 +194,7 @@ p2p_req *mpi_req_proc_null(MPI_Comm comm)
     p2p_req *r = p2p_req_generic();
     if (r == NULL)
         return NULL;
-    r->upper = comm;
+    REQ_BIND(r, comm);
     r->upper_data[0] = REQ_F_PROC_NULL | REQ_F_RECV;
     r->on_complete = NULL;
     memset(&r->status, 0, sizeof r->status);
@@ -300,7 +301,7 @@ static inline int isend_common(const char *fn, const void *buf, int count, MPI_D
                        tag, comm->ctx, mode, &r);
     if (unlikely(rc != P2P_OK))
         return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
-    r->upper = comm;
+    REQ_BIND(r, comm);
     r->upper_data[0] = 0;
     r->on_complete = NULL;
     *request = (MPI_Request)r;
@@ -361,6 +362,12 @@ static inline int comm_source(MPI_Comm comm, int job_rank)
     return MPI_ANY_SOURCE;
 }
 
+static const char *recv_failure(int mpi_err)
+{
+    return mpi_err == MPI_ERR_TRUNCATE ? "message truncated (longer than the receive buffer)"
+                                       : "receive failed";
+}
+
 static void status_proc_null(MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE)
@@ -388,9 +395,7 @@ static int recv_slow(const char *fn, void *buf, int count, MPI_Datatype dt, int 
         return mpi_error(comm, rc, fn, "receive failed");
     rc = mpi_req_wait(r, status);
     if (rc != MPI_SUCCESS)
-        return mpi_error(comm, rc, fn, "%s", rc == MPI_ERR_TRUNCATE
-                                                 ? "message truncated (longer than the receive buffer)"
-                                                 : "receive failed");
+        return mpi_error(comm, rc, fn, "%s", recv_failure(rc));
     return MPI_SUCCESS;
 }
 
@@ -419,9 +424,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     }
     p2p_req_free(r);
     if (unlikely(rc != P2P_OK))
-        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "%s",
-                         rc == P2P_ERR_TRUNCATE ? "message truncated (longer than the receive buffer)"
-                                                : "receive failed");
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "%s", recv_failure(mpi_err_of_p2p(rc)));
     return MPI_SUCCESS;
 }
 
@@ -458,7 +461,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
                    comm->ctx, &r);
     if (unlikely(rc != P2P_OK))
         return mpi_error(comm, mpi_err_of_p2p(rc), fn, "receive failed");
-    r->upper = comm;
+    REQ_BIND(r, comm);
     r->upper_data[0] = REQ_F_RECV;
     r->on_complete = NULL;
     *request = (MPI_Request)r;
@@ -497,8 +500,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     else
         status_proc_null(status);
     if (rcv_rc != MPI_SUCCESS)
-        return mpi_error(comm, rcv_rc, fn, "%s",
-                         rcv_rc == MPI_ERR_TRUNCATE ? "message truncated" : "receive failed");
+        return mpi_error(comm, rcv_rc, fn, "%s", recv_failure(rcv_rc));
     if (src_rc != MPI_SUCCESS)
         return mpi_error(comm, src_rc, fn, "send to rank %d failed", dest);
     return MPI_SUCCESS;
@@ -527,7 +529,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
             free(tmp);
             return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
         }
-        sr->upper = comm;
+        REQ_BIND(sr, comm);
         sr->upper_data[0] = 0;
         sr->on_complete = NULL;
     }
@@ -543,8 +545,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     else
         status_proc_null(status);
     if (rcv_rc != MPI_SUCCESS)
-        return mpi_error(comm, rcv_rc, fn, "%s",
-                         rcv_rc == MPI_ERR_TRUNCATE ? "message truncated" : "receive failed");
+        return mpi_error(comm, rcv_rc, fn, "%s", recv_failure(rcv_rc));
     if (src_rc != MPI_SUCCESS)
         return mpi_error(comm, src_rc, fn, "send to rank %d failed", dest);
     return MPI_SUCCESS;
@@ -578,8 +579,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     }
     p2p_status ps;
     int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
-    p2p_progress();
-    rc = p2p_iprobe(jsrc, tag, comm->ctx, flag, &ps);
+    rc = p2p_iprobe(jsrc, tag, comm->ctx, flag, &ps); /* progresses when nothing matches */
     if (rc != P2P_OK)
         return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
     if (*flag)
@@ -612,3 +612,18 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     fill_probe_status(comm, &ps, status);
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Send)
+CREDO_PMPI(MPI_Ssend)
+CREDO_PMPI(MPI_Rsend)
+CREDO_PMPI(MPI_Bsend)
+CREDO_PMPI(MPI_Isend)
+CREDO_PMPI(MPI_Issend)
+CREDO_PMPI(MPI_Irsend)
+CREDO_PMPI(MPI_Ibsend)
+CREDO_PMPI(MPI_Recv)
+CREDO_PMPI(MPI_Irecv)
+CREDO_PMPI(MPI_Sendrecv)
+CREDO_PMPI(MPI_Sendrecv_replace)
+CREDO_PMPI(MPI_Iprobe)
+CREDO_PMPI(MPI_Probe)

@@ -55,9 +55,12 @@ int mpi_req_finish(p2p_req *r, MPI_Status *st)
 
 int mpi_req_wait(p2p_req *r, MPI_Status *st)
 {
+    MPI_Comm comm = REQ_COMM(r);
     if (!r->done)
         p2p_wait(r);
-    return mpi_req_finish(r, st);
+    int rc = mpi_req_finish(r, st);
+    mpi_comm_release(comm);
+    return rc;
 }
 
 static int req_error(MPI_Comm comm, int rc, const char *fn)
@@ -85,8 +88,9 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     int rc = mpi_req_finish(r, status);
     *request = MPI_REQUEST_NULL;
     if (unlikely(rc != MPI_SUCCESS))
-        return req_error(comm, rc, fn);
-    return MPI_SUCCESS;
+        rc = req_error(comm, rc, fn);
+    mpi_comm_release(comm);
+    return rc;
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -115,8 +119,9 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     int rc = mpi_req_finish(r, status);
     *request = MPI_REQUEST_NULL;
     if (unlikely(rc != MPI_SUCCESS))
-        return req_error(comm, rc, fn);
-    return MPI_SUCCESS;
+        rc = req_error(comm, rc, fn);
+    mpi_comm_release(comm);
+    return rc;
 }
 
 static int check_array(const char *fn, int count, const MPI_Request *reqs)
@@ -156,11 +161,16 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
         if (rc != MPI_SUCCESS && !failed) {
             failed = 1;
             fail_comm = comm;
+            fail_comm->refcount++; /* stays valid for the report below */
         }
+        mpi_comm_release(comm);
     }
-    if (failed)
-        return mpi_error(fail_comm, MPI_ERR_IN_STATUS, fn,
-                         "a request failed (see the statuses' MPI_ERROR)");
+    if (failed) {
+        int rc = mpi_error(fail_comm, MPI_ERR_IN_STATUS, fn,
+                           "a request failed (see the statuses' MPI_ERROR)");
+        mpi_comm_release(fail_comm);
+        return rc;
+    }
     return MPI_SUCCESS;
 }
 
@@ -220,8 +230,9 @@ static int any_finish(const char *fn, MPI_Request reqs[], int i, int *index, MPI
     *index = i;
     int rc = finish_at(reqs, i, status);
     if (rc != MPI_SUCCESS)
-        return req_error(comm, rc, fn);
-    return MPI_SUCCESS;
+        rc = req_error(comm, rc, fn);
+    mpi_comm_release(comm);
+    return rc;
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
@@ -290,13 +301,18 @@ static int some_finish(const char *fn, int incount, MPI_Request reqs[], int *out
         if (finish_at(reqs, i, st) != MPI_SUCCESS && !failed) {
             failed = 1;
             fail_comm = comm;
+            fail_comm->refcount++; /* stays valid for the report below */
         }
+        mpi_comm_release(comm);
         indices[n++] = i;
     }
     *outcount = active ? n : MPI_UNDEFINED;
-    if (failed)
-        return mpi_error(fail_comm, MPI_ERR_IN_STATUS, fn,
-                         "a request failed (see the statuses' MPI_ERROR)");
+    if (failed) {
+        int rc = mpi_error(fail_comm, MPI_ERR_IN_STATUS, fn,
+                           "a request failed (see the statuses' MPI_ERROR)");
+        mpi_comm_release(fail_comm);
+        return rc;
+    }
     return MPI_SUCCESS;
 }
 
@@ -337,9 +353,12 @@ int MPI_Request_free(MPI_Request *request)
         return mpi_not_ready(fn);
     if (request == NULL || *request == MPI_REQUEST_NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
-    /* p2p keeps a pending request until it completes; its hook still unpacks and frees. */
+    /* p2p keeps a pending request until it completes; its hook still unpacks and frees. Nobody
+     * reads its status any more, so the communicator reference goes now. */
+    MPI_Comm comm = REQ_COMM(AS_P2P(*request));
     p2p_req_free(AS_P2P(*request));
     *request = MPI_REQUEST_NULL;
+    mpi_comm_release(comm);
     return MPI_SUCCESS;
 }
 
@@ -389,3 +408,16 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag)
     *flag = status->credo_cancelled != 0;
     return MPI_SUCCESS;
 }
+
+CREDO_PMPI(MPI_Wait)
+CREDO_PMPI(MPI_Test)
+CREDO_PMPI(MPI_Waitall)
+CREDO_PMPI(MPI_Testall)
+CREDO_PMPI(MPI_Waitany)
+CREDO_PMPI(MPI_Testany)
+CREDO_PMPI(MPI_Waitsome)
+CREDO_PMPI(MPI_Testsome)
+CREDO_PMPI(MPI_Request_free)
+CREDO_PMPI(MPI_Request_get_status)
+CREDO_PMPI(MPI_Cancel)
+CREDO_PMPI(MPI_Test_cancelled)

@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Tally of what is on the way, per ordered pair (sender s, receiver r), index s*P + r. */
+typedef struct pair_tally {
+    uint32_t pkts;        /* packets of s that consumed a credit towards r (data, request, response) */
+    uint64_t returning;   /* credits of pair (s,r) travelling back towards s, or as response amounts */
+    uint32_t credit_pkts; /* explicit credit packets r->s not yet read by s */
+} pair_tally;
+
 static void q_push(mqueue *q, mpkt p)
 {
     if (q->count == q->cap) {
@@ -57,6 +64,7 @@ int model_init(fc_model *m, const fc_ops *ops, uint32_t nprocs, uint32_t S, uint
     m->ring_slots = ops->mailbox_slots(&m->base);
     m->procs = calloc(nprocs, sizeof *m->procs);
     m->chan = calloc((size_t)nprocs * nprocs, sizeof *m->chan);
+    m->tally = calloc((size_t)nprocs * nprocs, sizeof(pair_tally));
     for (uint32_t i = 0; i < nprocs; i++) {
         mproc *p = &m->procs[i];
         fc_params prm = m->base;
@@ -93,6 +101,8 @@ void model_free(fc_model *m)
         free(m->chan[k].buf);
     free(m->procs);
     free(m->chan);
+    free(m->tally);
+    m->tally = NULL;
     m->procs = NULL;
     m->chan = NULL;
 }
@@ -155,6 +165,17 @@ int model_send(fc_model *m, uint32_t i, uint32_t j, uint32_t max_pkts)
     uint32_t want = p->msg_left[j];
     if (max_pkts && max_pkts < want)
         want = max_pkts;
+    if (m->ops == &fc_none_ops) {
+        /* Back-pressure: the writer reserves ring slots first and waits while the ring is full. */
+        uint64_t used = m->procs[j].ring.count;
+        for (uint32_t k = 0; k < m->nprocs; k++)
+            used += link_of(m, k, j)->count;
+        uint32_t room = used >= m->ring_slots ? 0 : m->ring_slots - (uint32_t)used;
+        if (want > room)
+            want = room;
+        if (want == 0)
+            return 0;
+    }
     uint32_t got = m->ops->acquire(p->fc, j, want);
     if (got > want)
         return fail(m, "acquire(%u->%u) granted %u of %u", i, j, got, want);
@@ -184,10 +205,8 @@ int model_deliver(fc_model *m, uint32_t i, uint32_t j)
     if (l->count == 0)
         return 0;
     mproc *r = &m->procs[j];
-    /* "none" relies on back-pressure: the writer waits for a free slot. The credit schemes must
-     * never need that, so for them a full ring is a violation, caught by model_check. */
-    if (m->ops == &fc_none_ops && r->ring.count >= m->ring_slots)
-        return 0;
+    /* Under "none" slots were reserved at send time; the credit schemes reserve nothing, so for
+     * them a ring beyond its slots is a violation, caught by model_check. */
     q_push(&r->ring, q_pop(l));
     if (r->ring.count > m->max_ring)
         m->max_ring = r->ring.count;
@@ -260,12 +279,6 @@ int model_quiet(const fc_model *m)
     return 1;
 }
 
-/* Tally of what is on the way, per ordered pair (sender s, receiver r), index s*P + r. */
-typedef struct pair_tally {
-    uint32_t pkts;        /* packets of s that consumed a credit towards r (data, request, response) */
-    uint64_t returning;   /* credits of pair (s,r) travelling back towards s, or as response amounts */
-    uint32_t credit_pkts; /* explicit credit packets r->s not yet read by s */
-} pair_tally;
 
 static void tally_packet(fc_model *m, pair_tally *t, const mpkt *p, uint32_t at)
 {
@@ -295,7 +308,8 @@ int model_check(fc_model *m)
         return -1;
     uint32_t P = m->nprocs;
     int counted = m->ops != &fc_none_ops;
-    pair_tally *t = calloc((size_t)P * P, sizeof *t);
+    pair_tally *t = m->tally;
+    memset(t, 0, (size_t)P * P * sizeof *t);
     for (uint32_t j = 0; j < P; j++) {
         const mqueue *ring = &m->procs[j].ring;
         if (ring->count > m->ring_slots)
@@ -335,13 +349,18 @@ int model_check(fc_model *m)
                      pt->credit_pkts, r, m->base.credit_slots);
         }
     }
-    for (uint32_t i = 0; i < P && m->starve_steps; i++)
-        for (uint32_t j = 0; j < P; j++)
-            if (link_backlog(&m->procs[i], j) && m->step - m->procs[i].idle_since[j] > m->starve_steps)
+    for (uint32_t i = 0; i < P; i++)
+        for (uint32_t j = 0; j < P; j++) {
+            if (!link_backlog(&m->procs[i], j))
+                continue;
+            uint64_t idle = m->step - m->procs[i].idle_since[j];
+            if (idle > m->max_idle)
+                m->max_idle = idle;
+            if (m->starve_steps && idle > m->starve_steps)
                 fail(m, "starvation: %u->%u has %llu packets queued and sent none for %llu steps", i, j,
                      (unsigned long long)link_backlog(&m->procs[i], j),
                      (unsigned long long)(m->step - m->procs[i].idle_since[j]));
-    free(t);
+        }
     return m->failed ? -1 : 0;
 }
 

@@ -37,9 +37,11 @@ typedef struct fc_model {
     uint32_t ring_slots; /* ops->mailbox_slots */
     mproc *procs;
     mqueue *chan;        /* nprocs*nprocs links, FIFO per ordered pair (in-order delivery) */
+    struct pair_tally *tally; /* scratch for model_check, nprocs*nprocs */
     uint64_t step;
     uint64_t starve_steps; /* a link with backlog that sends nothing for this long fails (0 = off) */
     uint64_t max_ring;   /* high-water mark of any ring */
+    uint64_t max_idle;   /* longest wait of a link with backlog, in steps */
     uint64_t data_sent, data_released;
     char why[256];       /* first violation */
     int failed;

@@ -9,6 +9,7 @@
 
 static uint64_t rng_state;
 static fc_counters totals; /* over all epochs, printed at the end */
+static uint64_t max_idle;  /* longest a link with backlog waited, over all epochs */
 
 static uint64_t rnd(void) /* xorshift64*: reproducible from the seed alone */
 {
@@ -48,7 +49,7 @@ static int run_epoch(const fc_ops *ops, uint64_t steps, int verbose, uint64_t *d
         return -1;
     }
     uint32_t P = cfg.procs;
-    m.starve_steps = 400000;
+    m.starve_steps = 100000; /* over 3x the longest wait (about 29k steps) in 50M-step runs */
     uint8_t *active = calloc(P, 1);
     uint32_t phase_left = 0, hold_pct = 0, recv_pct = 0, back_pct = 0, burst_pct = 0;
     uint64_t start = m.step;
@@ -119,6 +120,8 @@ static int run_epoch(const fc_ops *ops, uint64_t steps, int verbose, uint64_t *d
     totals.credits_stolen += sum.credits_stolen;
     totals.monitoring_points += sum.monitoring_points;
     totals.data_packets_sent += m.data_sent;
+    if (m.max_idle > max_idle)
+        max_idle = m.max_idle;
     if (verbose || m.failed)
         fprintf(m.failed ? stderr : stdout,
                 "fc_stress: %s P=%u S=%u C=%u steps=%llu data=%llu ring-max=%llu/%u credit-pkts=%llu "
@@ -180,9 +183,9 @@ int main(int argc, char **argv)
         }
         epochs++;
     }
-    printf("fc_stress: %s: %llu steps in %u epochs, no violation (data %llu, credit packets %llu, piggybacks %llu, "
-           "requests %llu, responses %llu, stolen %llu, monitoring points %llu)\n",
-           scheme, (unsigned long long)done, epochs, (unsigned long long)totals.data_packets_sent,
+    printf("fc_stress: %s: %llu steps in %u epochs, no violation (longest wait %llu steps; data %llu, credit "
+           "packets %llu, piggybacks %llu, requests %llu, responses %llu, stolen %llu, monitoring points %llu)\n",
+           scheme, (unsigned long long)done, epochs, (unsigned long long)max_idle, (unsigned long long)totals.data_packets_sent,
            (unsigned long long)totals.credit_packets_sent, (unsigned long long)totals.piggybacked_returns,
            (unsigned long long)totals.compulsory_requests, (unsigned long long)totals.compulsory_responses,
            (unsigned long long)totals.credits_stolen, (unsigned long long)totals.monitoring_points);

@@ -275,6 +275,38 @@ static void test_model_sweep(void **unused)
     assert_true(runs >= 50);
 }
 
+/* K12 in miniature: one sender streams to rank 0 among 16 ranks with the same rings. The dynamic
+ * receiver lends the sender the idle ranks' quota, so its thresholds grow and it returns credits
+ * in far fewer packets than the static scheme. */
+static uint64_t credit_packets_one_stream(const fc_ops *o, uint32_t *intended)
+{
+    fc_model m;
+    if (model_init(&m, o, 16, 8, 2) != 0)
+        fail_msg("init: %s", m.why);
+    model_queue(&m, 1, 0, 300, 6);
+    if (model_drain(&m, 10000000) != 0)
+        fail_msg("%s: %s", o->name, m.why);
+    assert_int_equal(m.data_released, 1800);
+    fc_peer_view v;
+    o->peer_view(m.procs[0].fc, 1, &v);
+    *intended = v.intended;
+    uint64_t n = o->counters(m.procs[0].fc)->credit_packets_sent;
+    model_free(&m);
+    return n;
+}
+
+static void test_one_stream_fewer_credit_packets(void **unused)
+{
+    uint32_t q_static, q_dynamic;
+    uint64_t s = credit_packets_one_stream(&fc_static_ops, &q_static);
+    uint64_t d = credit_packets_one_stream(D, &q_dynamic);
+    printf("one stream of 1800 packets: static %llu credit packets (quota %u), dynamic %llu (quota %u)\n",
+           (unsigned long long)s, q_static, (unsigned long long)d, q_dynamic);
+    assert_int_equal(s, 1800 / fc_static_threshold(6, 2));
+    assert_true(q_dynamic > q_static);
+    assert_true(d * 3 < s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_stealing),          cmocka_unit_test(test_request_response),
         cmocka_unit_test(test_params),            cmocka_unit_test(test_no_dynamic_region),
         cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_model_sweep),
+        cmocka_unit_test(test_one_stream_fewer_credit_packets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@ static void test_wildcards(void) {
         MPI_OK(MPI_Isend(&v[2], 1, MPI_INT, 0, 200 + rank, MPI_COMM_WORLD, &rq[2]));
         MPI_OK(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
     } else {
-        int *seen = calloc((size_t)size, sizeof *seen);
+        int *seen = tu_xcalloc((size_t)size, sizeof *seen);
         MPI_Status st;
         int v;
         /* ANY_SOURCE, tag 1: one message from each sender, source taken from the status. */

@@ -68,7 +68,7 @@ static void all_pairs(int large, int any, unsigned salt) {
                          &rq[size + p]));
     }
     MPI_OK(MPI_Waitall(2 * size, rq, st));
-    int *seen = calloc((size_t)size, sizeof *seen);
+    int *seen = tu_xcalloc((size_t)size, sizeof *seen);
     for (int p = 0; p < size; p++) {
         int src = st[p].MPI_SOURCE, count;
         CHECK(src >= 0 && src < size && !seen[src]++, "all-pairs: source %d twice or invalid",

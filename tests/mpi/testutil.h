@@ -117,6 +117,13 @@ static TU_UNUSED void *tu_xmalloc(size_t n) {
     return p;
 }
 
+static TU_UNUSED void *tu_xcalloc(size_t n, size_t each) {
+    void *p = calloc(n ? n : 1, each ? each : 1);
+    if (!p)
+        FAIL("out of memory allocating %zu x %zu bytes", n, each);
+    return p;
+}
+
 /* Error class of an MPI return code, for the MPI_ERRORS_RETURN tests. */
 static TU_UNUSED int tu_class(int rc) {
     int cls = -1;

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench/fc/run_fc_experiments.sh — runs the thesis' flow-control experiments (fcx_*) under every scheme
+# for a sweep of slots per peer, prints one table per experiment and writes a CSV to bench/results/.
+#
+# usage: bench/fc/run_fc_experiments.sh <build-dir>
+# environment: QUICK=1 (shorter runs, fewer S), NP (ranks, default 16), SWEEP="6 8 ..." (slots per peer),
+#              EXPS="multipingpong alltoall phased incast", SCHEMES="none static dynamic", TIMEOUT (s per run)
+set -u
+
+if [ $# -ne 1 ] || [ ! -x "$1/bin/credorun" ]; then
+    echo "usage: $0 <build-dir>   (the build must contain bin/credorun and bin/fcx_*)" >&2
+    exit 2
+fi
+BUILD=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$HERE/../results"
+RESULTS=$(cd "$HERE/../results" && pwd)
+CSV="$RESULTS/fc_experiments-$(date +%Y%m%d-%H%M%S).csv"
+
+QUICK=${QUICK:-0}
+NP=${NP:-16}
+if [ "$QUICK" = 1 ]; then
+    SWEEP=${SWEEP:-"6 12 24 57"}
+    TIMEOUT=${TIMEOUT:-40}
+else
+    SWEEP=${SWEEP:-"4 6 8 12 16 24 32 57 64"}
+    TIMEOUT=${TIMEOUT:-60}
+fi
+EXPS=${EXPS:-"multipingpong alltoall phased incast"}
+SLOT_SIZE=${CREDO_SLOT_SIZE:-64}
+
+# Iterations per experiment. The phased alltoall keeps the thesis' 100 iterations per phase by default.
+args_for() {
+    case "$1" in
+    multipingpong) [ "$QUICK" = 1 ] && echo "-i 200" || echo "-i 500" ;;
+    alltoall) [ "$QUICK" = 1 ] && echo "-i 8" || echo "-i 20" ;;
+    phased) [ "$QUICK" = 1 ] && echo "-i 75 -p 25" || echo "-i 300 -p 100" ;;
+    incast) [ "$QUICK" = 1 ] && echo "-i 15" || echo "-i 40" ;;
+    esac
+}
+
+# Schemes: dynamic only when this build's credo_info lists it.
+AVAILABLE=$("$BUILD/bin/credo_info" | sed -n 's/^flow-control schemes = //p')
+if [ -z "${SCHEMES:-}" ]; then
+    SCHEMES=""
+    for s in none static dynamic; do
+        case " $AVAILABLE " in *" $s "*) SCHEMES="$SCHEMES $s" ;; esac
+    done
+fi
+REF_S=$(echo $SWEEP | tr ' ' '\n' | sort -n | tail -1)
+
+echo "# credo flow-control experiments: np=$NP, slots per peer: $SWEEP, schemes:$SCHEMES (available: $AVAILABLE)"
+echo "# $(nproc) online CPUs: np=$NP is oversubscribed, so TIMES ARE NOISY; packet and delay COUNTS are not."
+echo "# overhead = time against 'none' at S=$REF_S (the thesis' reference: no flow control, large buffers)."
+echo "exp,np,scheme,slots_per_peer,status,iters,per_iter_us,msgs,delayed,delayed_pct,credit_pkts,piggybacked,stolen,requests,mailbox_slots,mailbox_kib" >"$CSV"
+
+field() { # field NAME LINE
+    echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+for exp in $EXPS; do
+    exe="$BUILD/bin/fcx_$exp"
+    [ -x "$exe" ] || { echo "# $exp: $exe not built, skipped"; continue; }
+    for s in $SWEEP; do
+        for fc in $SCHEMES; do
+            out=$("$BUILD/bin/credorun" -n "$NP" --timeout "$TIMEOUT" --fc "$fc" --slots-per-peer "$s" \
+                "$exe" $(args_for "$exp") 2>&1)
+            rc=$?
+            line=$(echo "$out" | grep '^fcx exp=' | tail -1)
+            if [ $rc -ne 0 ] || [ -z "$line" ]; then
+                # a scheme may reject the geometry at MPI_Init (static needs S >= C + 3), or a run may hang
+                if echo "$out" | grep -q 'timeout after'; then st=timeout; else st=rejected; fi
+                echo "$exp,$NP,$fc,$s,$st,,,,,,,,,,," >>"$CSV"
+                continue
+            fi
+            msgs=$(field msgs "$line")
+            delayed=$(field delayed "$line")
+            mbox=$(field mailbox_slots "$line")
+            pct=$(awk -v d="$delayed" -v m="$msgs" 'BEGIN { printf "%.2f", (m > 0) ? 100 * d / m : 0 }')
+            kib=$(awk -v n="$mbox" -v z="$SLOT_SIZE" 'BEGIN { printf "%.1f", n * z / 1024 }')
+            echo "$exp,$NP,$fc,$s,ok,$(field iters "$line"),$(field per_iter_us "$line"),$msgs,$delayed,$pct,$(field credit_pkts "$line"),$(field piggybacked "$line"),$(field stolen "$line"),$(field requests "$line"),$mbox,$kib" >>"$CSV"
+        done
+    done
+
+    # One table per experiment, rows by S, a column group per scheme.
+    echo
+    echo "== $exp (np=$NP, $(args_for "$exp")) =="
+    awk -F, -v ex="$exp" -v ref_s="$REF_S" -v schemes="$SCHEMES" '
+        $1 == ex { key = $3 "," $4; st[key] = $5; t[key] = $7; pct[key] = $10; cr[key] = $11; kib[key] = $16
+                    if (!($4 in seen)) { seen[$4] = 1; order[++ns] = $4 } }
+        END {
+            n = split(schemes, sc, " ")
+            ref = t["none," ref_s]
+            printf "%5s %9s", "S", "mbox_KiB"
+            for (i = 1; i <= n; i++) printf " | %-7s %10s %8s %8s %7s", sc[i], "us/iter", "ovh%", "delay%", "credits"
+            printf "\n"
+            for (j = 1; j <= ns; j++) {
+                s = order[j]; k = ""
+                for (i = 1; i <= n; i++) if (kib[sc[i] "," s] != "") { k = kib[sc[i] "," s]; break }
+                printf "%5s %9s", s, k
+                for (i = 1; i <= n; i++) {
+                    key = sc[i] "," s
+                    if (st[key] != "ok") { printf " | %-7s %36s", sc[i], st[key]; continue }
+                    ovh = (ref > 0) ? sprintf("%.0f", 100 * (t[key] - ref) / ref) : "-"
+                    printf " | %-7s %10.1f %8s %8s %7s", sc[i], t[key], ovh, pct[key], cr[key]
+                }
+                printf "\n"
+            }
+        }' "$CSV"
+done
+
+# The acceptance question of the dynamic scheme (thesis §7.3/§7.5: "4x fewer buffers").
+if echo " $EXPS " | grep -q ' phased ' && echo " $SCHEMES " | grep -q ' dynamic '; then
+    echo
+    awk -F, '
+        $1 == "phased" && $5 == "ok" { pct[$3 "," $4] = $10; if ($3 == "dynamic") ds[++n] = $4 }
+        END {
+            if (!("static,57" in pct)) { print "acceptance: static at S=57 missing from the sweep"; exit }
+            target = pct["static,57"]; best = ""
+            for (i = 1; i <= n; i++) if (pct["dynamic," ds[i]] + 0 <= target + 0 && (best == "" || ds[i] + 0 < best + 0)) best = ds[i]
+            printf "acceptance (phased, np=%s): static at S=57 delays %s%% of sends; ", np, target
+            if (best == "") { print "dynamic never reaches that rate in this sweep: NOT MET"; exit }
+            printf "dynamic reaches it at S=%s (%.2fx fewer slots): %s\n", best, 57 / best, (best + 0 <= 57 / 4) ? "MET (<= S/4)" : "NOT MET (needs S <= 14)"
+        }' np="$NP" "$CSV"
+fi
+echo
+echo "# CSV: $CSV"
