@@ -114,6 +114,8 @@ int main(int argc, char **argv)
     barrier();
     if (me == 0)
         printf("p2p smoke: %d ranks OK\n", n);
+    free(s);
+    free(r);
     credo_finalize();
     return 0;
 }
