@@ -41,7 +41,8 @@ static inline void fcx_parse(int argc, char **argv, fcx_opts *o)
         else if (strcmp(argv[i], "-s") == 0)
             o->size = (size_t)v;
         else {
-            fprintf(stderr, "usage: %s [-i iters] [-a active-pairs] [-g group] [-p phase-len] [-b burst] [-s bytes]\n",
+            fprintf(stderr,
+                    "usage: %s [-i iters] [-a active-pairs] [-g group] [-p phase-len] [-b burst] [-s bytes]\n",
                     argv[0]);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
@@ -129,8 +130,9 @@ static inline void fcx_report(const char *name, fcx_stats *s, long iters, unsign
     if (rank != 0)
         return;
     /* The key=value line is what run_fc_experiments.sh parses. */
-    printf("fcx exp=%s np=%d iters=%ld time_us=%.1f per_iter_us=%.3f msgs=%llu data_pkts=%llu credit_pkts=%llu "
-           "piggybacked=%llu delayed=%llu delay_us=%.1f stolen=%llu requests=%llu mailbox_slots=%llu counters=%d\n",
+    printf("fcx exp=%s np=%d iters=%ld time_us=%.1f per_iter_us=%.3f msgs=%llu data_pkts=%llu "
+           "credit_pkts=%llu piggybacked=%llu delayed=%llu delay_us=%.1f stolen=%llu requests=%llu "
+           "mailbox_slots=%llu counters=%d\n",
            name, size, iters, tmax * 1e6, tmax * 1e6 / (double)iters, tot[FCX_NC], tot[FCX_DATA], tot[FCX_CREDIT],
            tot[FCX_PIGGY], tot[FCX_DELAYED], (double)tot[FCX_DELAY_NS] / 1e3, tot[FCX_STOLEN], tot[FCX_REQUESTS],
            mbox_max, s->h[FCX_DELAYED] != NULL);

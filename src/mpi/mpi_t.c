@@ -304,7 +304,10 @@ static int parse_number(int type, const char *s, unsigned long long *out)
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
     if (type == CONFIG_SIZE) {
-        int shift = *end == 'k' || *end == 'K' ? 10 : *end == 'm' || *end == 'M' ? 20 : *end == 'g' || *end == 'G' ? 30 : 0;
+        int shift = *end == 'k' || *end == 'K'   ? 10
+                    : *end == 'm' || *end == 'M' ? 20
+                    : *end == 'g' || *end == 'G' ? 30
+                                                 : 0;
         if (shift) {
             v <<= shift;
             end++;

@@ -969,7 +969,7 @@ int p2p_cancel(p2p_req *req)
  * memory under floods, but a receive that waits for source s while s's credits are all held by
  * messages that do not match it would wait forever. When a waiter goes idle, sources that a posted
  * receive (or the last failed probe) could match, or that a matched receive still waits on, get
- * their held credits back; their messages stay
+ * their held credits back — all sources when our own sends are stuck too; their messages stay
  * queued. A flood whose messages are matched as they come never triggers it. */
 static int spill_source(int s)
 {
@@ -1005,6 +1005,11 @@ static int spill_for_waiters(void)
         for (int s = 0; s < P.size; s++)
             if (P.active_from[s])
                 n += spill_source(s);
+    /* Our own sends wait for credits while we hold other senders' credits: ranks that send to each
+     * other before receiving (unsafe in MPI terms, but common) would wait for each other forever. */
+    if (P.nactive)
+        for (int s = 0; s < P.size; s++)
+            n += spill_source(s);
     if (P.probe_src == P2P_ANY_SOURCE) {
         for (int s = 0; s < P.size; s++)
             n += spill_source(s);
