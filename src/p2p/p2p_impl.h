@@ -115,6 +115,7 @@ typedef struct p2p_engine {
     unsigned char *staging; /* our own staging area (2 halves) */
     int cma_ok;
     size_t eager_limit;
+    size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */
     uint32_t spin_polls;
     uint64_t yield_ns;
     /* statistics */

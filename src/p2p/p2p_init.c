@@ -68,6 +68,7 @@ int p2p_init(void)
     if (bound < 2)
         bound = 2;
     P.eager_limit = credo_cfg.eager_limit;
+    P.first_room = credo_cfg.slot_size - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr);
     P.copy_chunk = credo_cfg.copy_chunk;
     P.cma_ok = credo_cfg.cma;
     P.yield_ns = (uint64_t)credo_cfg.yield_us * 1000u;
