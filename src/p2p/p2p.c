@@ -291,9 +291,8 @@ static int send_push(preq *s)
 
 /* The common small message: one slot, nothing queued before it. Returns 0 (nothing written) when
  * flow control or ring room says wait; the caller then takes the general path. */
-static inline int send_one_slot(preq *s)
+static inline int write_one_slot(const void *buf, size_t len, int dest, int tag, uint32_t ctx)
 {
-    int dest = s->peer;
     if (P.fc_credits && P.fc->acquire(P.fcs, (uint32_t)dest, 1) == 0)
         return 0;
     uint64_t idx;
@@ -301,16 +300,23 @@ static inline int send_one_slot(preq *s)
         return 0; /* none scheme: ring full (no credit was taken) */
     mbox *mb = &P.peer[dest];
     unsigned char *slot = mbox_slot(mb, idx);
-    mbox_msg_hdr mh = {s->tag, s->ctx, (uint32_t)s->len, 0, 0};
+    mbox_msg_hdr mh = {tag, ctx, (uint32_t)len, 0, 0};
     if (P.fc_credits)
         mh.piggy = (uint16_t)P.fc->piggyback_take(P.fcs, (uint32_t)dest);
     memcpy(slot + sizeof(mbox_slot_hdr), &mh, sizeof mh);
-    if (s->len)
-        memcpy(slot + FIRST_OFF, s->buf, s->len);
+    if (len)
+        memcpy(slot + FIRST_OFF, buf, len);
     mbox_fill_hdr(mb, idx, (uint16_t)P.rank, MBOX_PKT_EAGER, 1);
     mbox_publish(mb, idx);
     mbox_doorbell(mb);
     P.st.data_packets_sent++;
+    return 1;
+}
+
+static inline int send_one_slot(preq *s)
+{
+    if (!write_one_slot(s->buf, s->len, s->peer, s->tag, s->ctx))
+        return 0;
     s->started = 1;
     s->off = s->len;
     s->pub.status.bytes = s->len;
@@ -1104,6 +1110,10 @@ void p2p_wait(p2p_req *req)
 
 int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode)
 {
+    /* A blocking send of a small message that can go right now needs no request at all. */
+    if (bytes <= P.first_room && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head &&
+        write_one_slot(buf, bytes, dest, tag, ctx))
+        return 0;
     p2p_req *r;
     int rc = p2p_isend(buf, bytes, dest, tag, ctx, mode, &r);
     if (rc)
