@@ -368,7 +368,7 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
 
-/* ---- reduction operations and simple collectives ---------------------------------------------- */
+/* ---- reduction operations and basic collectives ----------------------------------------------- */
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
@@ -381,6 +381,78 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
                   MPI_Comm comm);
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                      MPI_Op op);
+
+/* ---- collectives (blocking and MPI-3 non-blocking) ------------------------------------------ */
+
+#define CREDO_COLL_DECLS(P)                                                                        \
+    int P##Ibarrier(MPI_Comm comm, MPI_Request *request);                                          \
+    int P##Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,         \
+                  MPI_Request *request);                                                           \
+    int P##Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,           \
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);                      \
+    int P##Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,        \
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request);                             \
+    int P##Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,        \
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);                  \
+    int P##Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,       \
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,                  \
+                   MPI_Request *request);                                                          \
+    int P##Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,       \
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,    \
+                   MPI_Comm comm);                                                                 \
+    int P##Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,   \
+                    MPI_Comm comm, MPI_Request *request);                                          \
+    int P##Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,       \
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);                 \
+    int P##Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,                 \
+                    MPI_Request *request);                                                         \
+    int P##Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],               \
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,    \
+                    int root, MPI_Comm comm);                                                      \
+    int P##Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],              \
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,   \
+                     int root, MPI_Comm comm, MPI_Request *request);                               \
+    int P##Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,     \
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);                         \
+    int P##Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,    \
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);  \
+    int P##Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,    \
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,           \
+                      MPI_Comm comm);                                                              \
+    int P##Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,          \
+                       MPI_Comm comm, MPI_Request *request);                                       \
+    int P##Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);                          \
+    int P##Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,     \
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);   \
+    int P##Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],             \
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],                 \
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);                   \
+    int P##Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],            \
+                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],                \
+                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,                   \
+                      MPI_Request *request);                                                       \
+    int P##Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],              \
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);                        \
+    int P##Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],             \
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request); \
+    int P##Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,                 \
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);                  \
+    int P##Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,                \
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                  \
+                                 MPI_Request *request);                                            \
+    int P##Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,   \
+                MPI_Comm comm);                                                                    \
+    int P##Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,  \
+                 MPI_Comm comm, MPI_Request *request);                                             \
+    int P##Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, \
+                  MPI_Comm comm);                                                                  \
+    int P##Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,           \
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request);
+CREDO_COLL_DECLS(MPI_)
 
 /* ---- profiling interface: every function above under its PMPI_ name ------------------------ */
 
@@ -507,6 +579,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm);
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op);
+CREDO_COLL_DECLS(PMPI_)
 
 #ifdef __cplusplus
 }

@@ -29,16 +29,16 @@ typedef struct coll_opts {
     int rank, nranks;
 } coll_opts;
 
-/* Above 16 KiB the count falls inversely with the size (floor COLL_FLOOR) so a 1 MiB alltoall does not
+/* Above 64 KiB the count falls inversely with the size (floor COLL_FLOOR) so a 1 MiB alltoall does not
  * take 1000 iterations; the time budget below then caps what oversubscription would otherwise stretch. */
-#define COLL_KNEE ((size_t)16384)
-#define COLL_FLOOR 10L
+#define COLL_KNEE ((size_t)65536)
+#define COLL_FLOOR 20L
 
 static inline void coll_usage(const coll_opts *o, const char *const *names, int nnames)
 {
     fprintf(stderr,
             "usage: %s [--coll a,b] [--sizes a,b,c] [--iters N] [--budget SEC] [--stat avg|max]\n"
-            "  sizes accept K and M suffixes; iters is the count up to 16 KiB, scaled down above;\n"
+            "  sizes accept K and M suffixes; iters is the count up to 64 KiB, scaled down above;\n"
             "  budget caps each size's timed loop to about SEC seconds (measured in the warm-up).\n"
             "  collectives:",
             o->prog);
@@ -150,18 +150,20 @@ static inline long coll_iters(const coll_opts *o, size_t size)
     return bench_scale_iters(o->iters, size, COLL_KNEE, COLL_FLOOR < o->iters ? COLL_FLOOR : o->iters);
 }
 
-/* Caps the timed count so the loop lasts about `budget` seconds, judged from the warm-up on rank 0
- * (which already includes the per-iteration barrier). Oversubscribed runs (np 4 on 2 cores) can be
- * 100x slower than bound ones; without the cap a full run would take hours. Rank 0 decides and
- * broadcasts, so all ranks run the same count. At least 5 iterations keep an average meaningful. */
-static inline long coll_cap_iters(const coll_opts *o, long n, double warm_seconds, long warm_iters)
+/* Caps a count so its loop lasts about `budget` seconds, judged from `done` iterations that took
+ * `seconds` on rank 0 (including the per-iteration barrier). Oversubscribed runs (np 4 on 2 cores)
+ * can be 1000x slower than bound ones, as a rank that polls while its peer waits for the core loses a
+ * whole scheduler tick; without the cap a full run would take hours. Rank 0 decides and broadcasts, so
+ * all ranks run the same count. The result is at least `min` (and at most n). */
+static inline long coll_cap_iters(const coll_opts *o, long n, double seconds, long done, double budget, long min)
 {
     long cap = n;
-    if (o->rank == 0 && warm_iters > 0 && warm_seconds > 0) {
-        double per = warm_seconds / (double)warm_iters;
-        double fit = o->budget / per;
+    if (o->rank == 0 && done > 0 && seconds > 0) {
+        double fit = budget / (seconds / (double)done);
         if (fit < (double)n)
-            cap = fit < 5.0 ? 5 : (long)fit;
+            cap = fit < (double)min ? min : (long)fit;
+        if (cap > n)
+            cap = n;
     }
     MPI_Bcast(&cap, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     return cap;

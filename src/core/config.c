@@ -16,7 +16,7 @@ const config_var credo_config_vars[] = {
      "receive buffer per potential sender, S (data + credit region; thesis optimum 57 for C=2)"},
     {"CREDO_CREDIT_SLOTS", CONFIG_INT, "2", "credit-region slots per peer, C"},
     {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize"},
-    {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "4096", "largest message sent eagerly through the mailbox, bytes"},
+    {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "3072", "largest message sent eagerly through the mailbox, bytes"},
     {"CREDO_CMA", CONFIG_BOOL, "1",
      "pull rendezvous data with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
@@ -24,6 +24,8 @@ const config_var credo_config_vars[] = {
      "idle polls before a waiting rank starts yielding (0 = auto: long when ranks <= cores, short otherwise)"},
     {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
     {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
+    {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
+     "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -123,6 +125,8 @@ int config_load(char *err, size_t errlen)
             c.yield_us = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_DEBUG") == 0) {
             c.debug = (int)num;
+        } else if (strcmp(v->name, "CREDO_PROGRESS_THREAD") == 0) {
+            c.progress_thread = (int)num;
         }
     }
     if (c.slots_per_peer <= c.credit_slots && strcmp(c.fc, "none") != 0) {

@@ -28,6 +28,7 @@ typedef struct credo_config {
     uint32_t spin_polls;       /* CREDO_SPIN_POLLS: idle polls before yielding */
     uint32_t yield_us;         /* CREDO_YIELD_US: idle time spent yielding before sleeping */
     int debug;                 /* CREDO_DEBUG */
+    int progress_thread;       /* CREDO_PROGRESS_THREAD: 1 = background progress thread */
 } credo_config;
 
 extern credo_config credo_cfg;

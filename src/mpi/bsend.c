@@ -119,6 +119,7 @@ void mpi_bsend_drain(void)
 
 int MPI_Buffer_attach(void *buffer, int size)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Buffer_attach";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -141,6 +142,7 @@ int MPI_Buffer_attach(void *buffer, int size)
 
 int MPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Buffer_detach";
     if (!MPI_READY())
         return mpi_not_ready(fn);

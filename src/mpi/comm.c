@@ -36,8 +36,9 @@ static int comm_tables(struct credo_comm *c, int size)
     return 0;
 }
 
-/* Fills comm_of and rank from world_of. */
-static void comm_index(struct credo_comm *c)
+/* Fills comm_of and rank from world_of, and sets up the collective schedules (context ctx + 1;
+ * world_of outlives them: both go in mpi_comm_destroy). 0 or -1 (out of memory). */
+static int comm_index(struct credo_comm *c)
 {
     c->rank = MPI_UNDEFINED;
     for (int r = 0; r < c->size; r++) {
@@ -45,6 +46,9 @@ static void comm_index(struct credo_comm *c)
         if (c->world_of[r] == credo_rt.rank)
             c->rank = r;
     }
+    return coll_comm_init(&c->coll, c->size, c->rank, c->world_of, c->ctx + 1) == GOAL_SUCCESS
+               ? 0
+               : -1;
 }
 
 int mpi_comm_init_predefined(void)
@@ -57,15 +61,14 @@ int mpi_comm_init_predefined(void)
     for (int r = 0; r < credo_rt.size; r++)
         w->world_of[r] = r;
     s->world_of[0] = credo_rt.rank;
-    comm_index(w);
-    comm_index(s);
-    return 0;
+    return comm_index(w) != 0 || comm_index(s) != 0 ? -1 : 0;
 }
 
 void mpi_comm_finalize(void)
 {
     struct credo_comm *pre[2] = {&credo_comm_world, &credo_comm_self};
     for (int i = 0; i < 2; i++) {
+        coll_comm_destroy(&pre[i]->coll);
         free(pre[i]->world_of);
         free(pre[i]->comm_of);
         pre[i]->world_of = pre[i]->comm_of = NULL;
@@ -100,6 +103,7 @@ static struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size)
 
 int MPI_Comm_size(MPI_Comm comm, int *size)
 {
+    MPI_ENTER();
     if (unlikely(!MPI_READY() || !comm_ok(comm) || size == NULL)) {
         COMM_CHECK("MPI_Comm_size", comm);
         return mpi_error(comm, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
@@ -110,6 +114,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    MPI_ENTER();
     if (unlikely(!MPI_READY() || !comm_ok(comm) || rank == NULL)) {
         COMM_CHECK("MPI_Comm_rank", comm);
         return mpi_error(comm, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
@@ -122,6 +127,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
  * each one's next free id, carried in the same allgather as split's (color, key). */
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_dup";
     COMM_CHECK(fn, comm);
     if (newcomm == NULL)
@@ -145,7 +151,10 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (c == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
-    comm_index(c);
+    if (comm_index(c) != 0) {
+        mpi_comm_destroy(c);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
     *newcomm = c;
     return MPI_SUCCESS;
 }
@@ -164,6 +173,7 @@ static int split_cmp(const void *a, const void *b)
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_split";
     COMM_CHECK(fn, comm);
     if (newcomm == NULL)
@@ -210,7 +220,10 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     for (int i = 0; i < m; i++)
         c->world_of[i] = comm->world_of[members[i].rank];
     free(members);
-    comm_index(c);
+    if (comm_index(c) != 0) {
+        mpi_comm_destroy(c);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
     *newcomm = c;
     return MPI_SUCCESS;
 }
@@ -221,6 +234,7 @@ void mpi_comm_destroy(MPI_Comm c)
         c->errh->magic = DEAD_MAGIC;
         free(c->errh);
     }
+    coll_comm_destroy(&c->coll);
     free(c->world_of);
     free(c->comm_of);
     free(c);
@@ -228,6 +242,7 @@ void mpi_comm_destroy(MPI_Comm c)
 
 int MPI_Comm_free(MPI_Comm *comm)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_free";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -269,6 +284,7 @@ static int compare_rank_lists(const int *a, int na, const int *b, int nb)
 
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_compare";
     COMM_CHECK(fn, comm1);
     COMM_CHECK(fn, comm2);
@@ -283,6 +299,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    MPI_ENTER();
     COMM_CHECK("MPI_Comm_test_inter", comm);
     if (flag == NULL)
         return mpi_error(comm, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
@@ -292,6 +309,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_get_attr";
     /* The standard hands out pointers to attribute values; these live as long as the library. */
     static int tag_ub = CREDO_TAG_UB, wtime_global = 0, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE,
@@ -320,6 +338,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    MPI_ENTER();
     COMM_CHECK("MPI_Comm_set_name", comm);
     if (comm_name == NULL)
         return mpi_error(comm, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
@@ -333,6 +352,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    MPI_ENTER();
     COMM_CHECK("MPI_Comm_get_name", comm);
     if (comm_name == NULL || resultlen == NULL)
         return mpi_error(comm, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL argument");
@@ -375,6 +395,7 @@ static void group_index(struct credo_group *g)
 
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_group";
     COMM_CHECK(fn, comm);
     if (group == NULL)
@@ -398,6 +419,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 
 int MPI_Group_size(MPI_Group group, int *size)
 {
+    MPI_ENTER();
     GROUP_CHECK("MPI_Group_size", group);
     if (size == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Group_size", "size is NULL");
@@ -407,6 +429,7 @@ int MPI_Group_size(MPI_Group group, int *size)
 
 int MPI_Group_rank(MPI_Group group, int *rank)
 {
+    MPI_ENTER();
     GROUP_CHECK("MPI_Group_rank", group);
     if (rank == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Group_rank", "rank is NULL");
@@ -416,6 +439,7 @@ int MPI_Group_rank(MPI_Group group, int *rank)
 
 int MPI_Group_free(MPI_Group *group)
 {
+    MPI_ENTER();
     if (!MPI_READY())
         return mpi_not_ready("MPI_Group_free");
     if (group == NULL || !group_ok(*group))
@@ -433,6 +457,7 @@ int MPI_Group_free(MPI_Group *group)
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                               int ranks2[])
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Group_translate_ranks";
     GROUP_CHECK(fn, group1);
     GROUP_CHECK(fn, group2);
@@ -463,6 +488,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Group_compare";
     GROUP_CHECK(fn, group1);
     GROUP_CHECK(fn, group2);
@@ -496,6 +522,7 @@ static int check_rank_list(const char *fn, MPI_Group g, int n, const int ranks[]
 
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Group_incl";
     GROUP_CHECK(fn, group);
     int rc = check_rank_list(fn, group, n, ranks);
@@ -515,6 +542,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
 
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Group_excl";
     GROUP_CHECK(fn, group);
     int rc = check_rank_list(fn, group, n, ranks);

@@ -314,6 +314,7 @@ static int new_type(const char *fn, dt_builder *b, MPI_Datatype *newtype)
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Type_create_hvector";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
     if (blocklength < 0)
@@ -329,6 +330,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Type_contiguous";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
     dt_builder b;
@@ -342,6 +344,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                     MPI_Datatype *newtype)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Type_vector";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
     return PMPI_Type_create_hvector(count, blocklength, (MPI_Aint)stride * oldtype->extent,
@@ -352,6 +355,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
                      const int array_of_displacements[], MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Type_indexed";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
     if (count > 0 && (array_of_blocklengths == NULL || array_of_displacements == NULL))
@@ -376,6 +380,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Type_create_struct";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -406,6 +411,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Type_create_resized";
     TYPE_ARGS_CHECK(fn, 0, oldtype, newtype);
     dt_builder b;
@@ -422,6 +428,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Type_dup";
     TYPE_ARGS_CHECK(fn, 0, oldtype, newtype);
     struct credo_datatype *dt = malloc(sizeof *dt);
@@ -443,6 +450,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 int MPI_Type_commit(MPI_Datatype *datatype)
 {
+    MPI_ENTER();
     if (!MPI_READY())
         return mpi_not_ready("MPI_Type_commit");
     if (datatype == NULL || !dt_live(*datatype))
@@ -453,6 +461,7 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 
 int MPI_Type_free(MPI_Datatype *datatype)
 {
+    MPI_ENTER();
     if (!MPI_READY())
         return mpi_not_ready("MPI_Type_free");
     if (datatype == NULL || !dt_live(*datatype))
@@ -477,6 +486,7 @@ int MPI_Type_free(MPI_Datatype *datatype)
 
 int MPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    MPI_ENTER();
     QUERY_CHECK("MPI_Type_size", datatype, size);
     *size = datatype->size > 0x7fffffff ? MPI_UNDEFINED : (int)datatype->size;
     return MPI_SUCCESS;
@@ -484,6 +494,7 @@ int MPI_Type_size(MPI_Datatype datatype, int *size)
 
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    MPI_ENTER();
     QUERY_CHECK("MPI_Type_size_x", datatype, size);
     *size = (MPI_Count)datatype->size;
     return MPI_SUCCESS;
@@ -491,6 +502,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+    MPI_ENTER();
     QUERY_CHECK("MPI_Type_get_extent", datatype, lb);
     QUERY_CHECK("MPI_Type_get_extent", datatype, extent);
     *lb = datatype->lb;
@@ -500,6 +512,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+    MPI_ENTER();
     QUERY_CHECK("MPI_Type_get_true_extent", datatype, true_lb);
     QUERY_CHECK("MPI_Type_get_true_extent", datatype, true_extent);
     *true_lb = datatype->true_lb;
@@ -509,6 +522,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    MPI_ENTER();
     QUERY_CHECK("MPI_Type_get_name", datatype, type_name);
     QUERY_CHECK("MPI_Type_get_name", datatype, resultlen);
     const char *n = datatype->name ? datatype->name : "";
@@ -523,6 +537,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 
 int MPI_Get_address(const void *location, MPI_Aint *address)
 {
+    MPI_ENTER();
     if (address == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
     *address = (MPI_Aint)location;
@@ -531,6 +546,7 @@ int MPI_Get_address(const void *location, MPI_Aint *address)
 
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    MPI_ENTER();
     QUERY_CHECK("MPI_Get_count", datatype, count);
     if (status == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_count", "status is NULL");
@@ -548,6 +564,7 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    MPI_ENTER();
     QUERY_CHECK("MPI_Get_elements", datatype, count);
     if (status == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_elements", "status is NULL");
@@ -571,6 +588,7 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    MPI_ENTER();
     if (count == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Get_elements", "count is NULL");
     MPI_Count n = 0;
@@ -584,6 +602,7 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
 
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Pack_size";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -603,6 +622,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Pack";
     int rc;
     if (!MPI_READY())
@@ -625,6 +645,7 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Unpack";
     int rc;
     if (!MPI_READY())

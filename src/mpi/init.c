@@ -20,11 +20,14 @@ static int init_common(const char *fn, int required)
         credo_abort(MPI_ERR_OTHER, "%s: runtime start-up failed (see the message above)", fn);
     if (mpi_comm_init_predefined() != 0)
         credo_abort(MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    /* credo has no internal locking: serialized calls are the most it can promise. */
+    /* One big lock at most (progress thread): serialized calls are the most credo can promise. */
     credo_mpi.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     if (credo_mpi.thread_level < MPI_THREAD_SINGLE)
         credo_mpi.thread_level = MPI_THREAD_SINGLE;
     main_thread = pthread_self();
+    /* The progress thread shares p2p with the application under one lock: still SERIALIZED. */
+    if (credo_progress_thread_start() != 0)
+        credo_abort(MPI_ERR_OTHER, "%s: cannot start the progress thread", fn);
     credo_mpi.state = MPI_STATE_READY;
     return MPI_SUCCESS;
 }
@@ -84,6 +87,7 @@ int MPI_Is_thread_main(int *flag)
 
 int MPI_Finalize(void)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Finalize";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -94,6 +98,7 @@ int MPI_Finalize(void)
     if (rc != MPI_SUCCESS)
         return mpi_error(MPI_COMM_WORLD, rc, fn, "closing barrier failed");
     credo_mpi.state = MPI_STATE_DONE;
+    credo_progress_thread_stop();
     mpi_comm_finalize();
     if (credo_finalize() != 0)
         return MPI_ERR_OTHER;

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll/coll.h"
+#include "core/progress_thread.h"
 #include "mpi.h"
 #include "p2p/p2p.h"
 
@@ -23,9 +25,26 @@
 /* p2p accepts any non-negative int tag. */
 #define CREDO_TAG_UB 0x7fffffff
 
-/* Tags on a communicator's collective context (ctx + 1); collectives of one communicator are
- * called in the same order everywhere and p2p does not overtake, so fixed tags suffice. */
-enum { COLL_TAG_BARRIER = 1, COLL_TAG_BCAST = 2, COLL_TAG_REDUCE = 3, COLL_TAG_GATHER = 4 };
+/* ---- the progress thread's big lock (src/core/progress_thread.c) ----
+ * p2p is not thread-safe. With CREDO_PROGRESS_THREAD=1 a background thread drives p2p_progress,
+ * so every MPI entry point that can reach p2p holds one recursive lock for its whole body
+ * (recursive: bindings call each other, e.g. through PMPI). MPI_ENTER declares a scope guard;
+ * with the thread off it costs one predictable branch on a plain global and no atomic op. */
+
+static inline void mpi_leave_(int *locked)
+{
+    if (__builtin_expect(*locked, 0))
+        pthread_mutex_unlock(&credo_pt_lock);
+}
+static inline int mpi_enter_(void)
+{
+    if (__builtin_expect(credo_pt_active, 0)) {
+        pthread_mutex_lock(&credo_pt_lock);
+        return 1;
+    }
+    return 0;
+}
+#define MPI_ENTER() int mpi_locked_ __attribute__((cleanup(mpi_leave_), unused)) = mpi_enter_()
 
 /* Each file ends with CREDO_PMPI(MPI_X) for the functions it defines: PMPI_X is the same code, so a
  * profiling library can define MPI_X and call PMPI_X. */
@@ -70,6 +89,7 @@ struct credo_comm {
     int refcount;          /* the handle plus pending requests: a freed comm outlives them */
     int predefined;
     char name[MPI_MAX_OBJECT_NAME];
+    coll_comm coll;        /* GOAL schedules of this comm's collectives, on context ctx + 1 */
 };
 
 struct credo_group {
@@ -185,7 +205,7 @@ int mpi_req_finish(p2p_req *r, MPI_Status *st);
 int mpi_req_wait(p2p_req *r, MPI_Status *st);
 void mpi_status_empty(MPI_Status *st);
 
-/* ---- collectives (coll_simple.c), used internally by comm.c ---- */
+/* ---- collectives (collective.c), used internally by comm.c and MPI_Finalize ---- */
 
 int mpi_coll_allgather_int(MPI_Comm comm, const int *mine, int n, int *all);
 int mpi_coll_barrier(MPI_Comm comm);

@@ -257,6 +257,7 @@ void op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    MPI_ENTER();
     if (!MPI_READY())
         return mpi_not_ready("MPI_Op_create");
     if (user_fn == NULL || op == NULL)
@@ -275,6 +276,7 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 
 int MPI_Op_free(MPI_Op *op)
 {
+    MPI_ENTER();
     if (!MPI_READY())
         return mpi_not_ready("MPI_Op_free");
     if (op == NULL || *op == NULL || (*op)->magic != OP_MAGIC)
@@ -290,6 +292,7 @@ int MPI_Op_free(MPI_Op *op)
 
 int MPI_Op_commutative(MPI_Op op, int *commute)
 {
+    MPI_ENTER();
     if (op == NULL || op->magic != OP_MAGIC)
         return mpi_error(NULL, MPI_ERR_OP, "MPI_Op_commutative", "invalid op");
     if (commute == NULL)
@@ -301,6 +304,7 @@ int MPI_Op_commutative(MPI_Op op, int *commute)
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                      MPI_Op op)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Reduce_local";
     int rc;
     if (!MPI_READY())

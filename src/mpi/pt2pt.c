@@ -225,16 +225,8 @@ static inline int send_blocking(const char *fn, const void *buf, int count, MPI_
 {
     if (unlikely(!send_fast_ok(buf, count, dt, dest, tag, comm)))
         return send_slow(fn, buf, count, dt, dest, tag, comm, mode);
-    p2p_req *r;
-    int rc = p2p_isend(BUF_AT(buf, dt->lb), (size_t)count * dt->size, comm->world_of[dest],
-                       tag, comm->ctx, mode, &r);
-    if (unlikely(rc != P2P_OK))
-        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
-    r->on_complete = NULL;
-    if (!r->done)
-        p2p_wait(r);
-    rc = r->status.error;
-    p2p_req_free(r);
+    int rc = p2p_send(BUF_AT(buf, dt->lb), (size_t)count * dt->size, comm->world_of[dest], tag,
+                      comm->ctx, mode);
     if (unlikely(rc != P2P_OK))
         return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
     return MPI_SUCCESS;
@@ -242,21 +234,25 @@ static inline int send_blocking(const char *fn, const void *buf, int count, MPI_
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MPI_ENTER();
     return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, P2P_MODE_STANDARD);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MPI_ENTER();
     return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, P2P_MODE_SYNC);
 }
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MPI_ENTER();
     return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, P2P_MODE_READY);
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Bsend";
     int rc = check_send(fn, buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
@@ -311,6 +307,7 @@ static inline int isend_common(const char *fn, const void *buf, int count, MPI_D
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
+    MPI_ENTER();
     return isend_common("MPI_Isend", buf, count, datatype, dest, tag, comm, P2P_MODE_STANDARD,
                         request);
 }
@@ -318,6 +315,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    MPI_ENTER();
     return isend_common("MPI_Issend", buf, count, datatype, dest, tag, comm, P2P_MODE_SYNC,
                         request);
 }
@@ -325,6 +323,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    MPI_ENTER();
     return isend_common("MPI_Irsend", buf, count, datatype, dest, tag, comm, P2P_MODE_READY,
                         request);
 }
@@ -332,6 +331,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Ibsend";
     if (request == NULL)
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
@@ -402,6 +402,7 @@ static int recv_slow(const char *fn, void *buf, int count, MPI_Datatype dt, int 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Recv";
     if (unlikely(!recv_fast_ok(buf, count, datatype, source, tag, comm)))
         return recv_slow(fn, buf, count, datatype, source, tag, comm, status);
@@ -431,6 +432,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Irecv";
     p2p_req *r;
     int rc;
@@ -474,6 +476,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv";
     int rc;
     if ((rc = check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm)) != MPI_SUCCESS ||
@@ -509,6 +512,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv_replace";
     int rc;
     if ((rc = check_send(fn, buf, count, datatype, dest, sendtag, comm)) != MPI_SUCCESS ||
@@ -566,6 +570,7 @@ static void fill_probe_status(MPI_Comm comm, const p2p_status *ps, MPI_Status *s
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Iprobe";
     int rc = check_probe(fn, source, tag, comm);
     if (rc != MPI_SUCCESS)
@@ -589,6 +594,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Probe";
     int rc = check_probe(fn, source, tag, comm);
     if (rc != MPI_SUCCESS)

@@ -72,6 +72,7 @@ static int req_error(MPI_Comm comm, int rc, const char *fn)
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Wait";
     if (unlikely(!MPI_READY()))
         return mpi_not_ready(fn);
@@ -95,6 +96,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Test";
     if (unlikely(!MPI_READY()))
         return mpi_not_ready(fn);
@@ -176,6 +178,7 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Waitall";
     int rc = check_array(fn, count, array_of_requests);
     if (rc != MPI_SUCCESS)
@@ -191,6 +194,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
                 MPI_Status array_of_statuses[])
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Testall";
     int rc = check_array(fn, count, array_of_requests);
     if (rc != MPI_SUCCESS)
@@ -237,6 +241,7 @@ static int any_finish(const char *fn, MPI_Request reqs[], int i, int *index, MPI
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Waitany";
     int rc = check_array(fn, count, array_of_requests);
     if (rc != MPI_SUCCESS)
@@ -258,6 +263,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
                 MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Testany";
     int rc = check_array(fn, count, array_of_requests);
     if (rc != MPI_SUCCESS)
@@ -319,6 +325,7 @@ static int some_finish(const char *fn, int incount, MPI_Request reqs[], int *out
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                  int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Waitsome";
     int rc = check_array(fn, incount, array_of_requests);
     if (rc != MPI_SUCCESS)
@@ -335,6 +342,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                  int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Testsome";
     int rc = check_array(fn, incount, array_of_requests);
     if (rc != MPI_SUCCESS)
@@ -348,6 +356,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 
 int MPI_Request_free(MPI_Request *request)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Request_free";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -364,6 +373,7 @@ int MPI_Request_free(MPI_Request *request)
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Request_get_status";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -388,6 +398,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 
 int MPI_Cancel(MPI_Request *request)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Cancel";
     if (!MPI_READY())
         return mpi_not_ready(fn);

@@ -1,0 +1,1057 @@
+/* src/mpi/collective.c — every MPI collective (blocking and MPI-3 non-blocking) as a call into the
+ * GOAL schedules of src/coll: argument checks, dense views of datatype buffers, request plumbing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "mpi/mpi_impl.h"
+#include "mpi/op.h"
+
+/* ---- per-call state that outlives the call (non-dense buffers) ----
+ * coll wants dense byte buffers. Dense datatypes are passed straight through (at buf + lb);
+ * others are packed into temporaries before the schedule starts and unpacked when it completes.
+ * The state hangs off the request (upper_data[3]) and is released by its completion hook, which
+ * runs even if the application frees the request early. */
+typedef struct mc_unpack {
+    void *ubuf;            /* user buffer to unpack into, NULL if nothing to unpack */
+    MPI_Datatype dt;       /* retained */
+    int nblk;              /* blocks: cnt[i] elements at disp[i] (elements, user layout) */
+    int *cnt, *disp;       /* NULL when nblk == 1: one block of cnt1 at 0 */
+    int cnt1;
+    MPI_Aint base;         /* lowest disp: block i sits at (disp[i] - base) * size in tmp */
+    void *tmp;
+} mc_unpack;
+
+typedef struct mcoll {
+    void *tmp_in;          /* packed send data */
+    mc_unpack out;
+    MPI_Datatype op_dt;    /* datatype a reduction callback reads (retained), or NULL */
+} mcoll;
+
+static void mc_free(mcoll *x)
+{
+    if (x == NULL)
+        return;
+    free(x->tmp_in);
+    free(x->out.tmp);
+    free(x->out.cnt);
+    free(x->out.disp);
+    if (x->out.dt)
+        dt_release(x->out.dt);
+    if (x->op_dt)
+        dt_release(x->op_dt);
+    free(x);
+}
+
+static mcoll *mc_get(mcoll **xp)
+{
+    if (*xp == NULL)
+        *xp = calloc(1, sizeof **xp);
+    return *xp;
+}
+
+/* GOAL error codes to the p2p codes request.c maps to MPI classes. */
+static int p2p_err_of_goal(int g)
+{
+    switch (g) {
+    case GOAL_SUCCESS: return P2P_OK;
+    case GOAL_ERR_TRUNCATE: return P2P_ERR_TRUNCATE;
+    case GOAL_ERR_NOMEM: return P2P_ERR_NOMEM;
+    case GOAL_ERR_ARG: return P2P_ERR_ARG;
+    default: return P2P_ERR_INTERN;
+    }
+}
+
+/* Completion hook: unpacks non-dense results, frees temporaries, converts the error code. */
+static void mc_done(p2p_req *r)
+{
+    r->status.error = p2p_err_of_goal(r->status.error);
+    mcoll *x = (mcoll *)(uintptr_t)r->upper_data[3];
+    r->upper_data[3] = 0;
+    if (x == NULL)
+        return;
+    mc_unpack *u = &x->out;
+    if (u->ubuf && r->status.error == P2P_OK) {
+        size_t sz = u->dt->size;
+        for (int i = 0; i < u->nblk; i++) {
+            int c = u->cnt ? u->cnt[i] : u->cnt1;
+            MPI_Aint d = u->disp ? u->disp[i] : 0;
+            dt_unpack(BUF_AT(u->tmp, (size_t)(d - u->base) * sz), (size_t)c * sz, (size_t)c, u->dt,
+                      BUF_AT(u->ubuf, d * u->dt->extent));
+        }
+    }
+    mc_free(x);
+}
+
+/* Dense input of count elements: the buffer itself or a packed copy. */
+static int view_in(const void *buf, int count, MPI_Datatype dt, mcoll **xp, const void **out)
+{
+    if (buf == MPI_IN_PLACE || (dt->flags & DT_F_DENSE) || count == 0) {
+        *out = buf == MPI_IN_PLACE ? buf : BUF_AT(buf, (dt->flags & DT_F_DENSE) ? dt->lb : 0);
+        return MPI_SUCCESS;
+    }
+    mcoll *x = mc_get(xp);
+    if (x == NULL || (x->tmp_in = malloc((size_t)count * dt->size)) == NULL)
+        return MPI_ERR_NO_MEM;
+    dt_pack(buf, (size_t)count, dt, x->tmp_in);
+    *out = x->tmp_in;
+    return MPI_SUCCESS;
+}
+
+/* Dense output of blocks (cnt/disp in elements; cnt == NULL: one block of cnt1 at 0). The
+ * schedule sees block i at disp[i] * extent (dense) or (disp[i] - base) * size (packed); byte
+ * counts and displacements go to bcnt/bdisp when given. prefill: the buffer is also an input
+ * (MPI_IN_PLACE), so the packed copy starts with its contents. */
+static int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *disp, int cnt1,
+                    int prefill, mcoll **xp, void **out, int *bcnt, int *bdisp)
+{
+    int dense = (dt->flags & DT_F_DENSE) != 0;
+    MPI_Aint base = 0, top = 0;
+    for (int i = 0; i < nblk; i++) {
+        MPI_Aint d = disp ? disp[i] : 0, c = cnt ? cnt[i] : cnt1;
+        if (i == 0 || d < base)
+            base = d;
+        if (i == 0 || d + c > top)
+            top = d + c;
+        if (bcnt)
+            bcnt[i] = (int)(c * (MPI_Aint)dt->size);
+    }
+    if (dense || top == base) {
+        if (bdisp)
+            for (int i = 0; i < nblk; i++)
+                bdisp[i] = (int)((disp ? disp[i] : 0) * dt->extent);
+        *out = BUF_AT(buf, dense ? dt->lb : 0);
+        return MPI_SUCCESS;
+    }
+    if (bdisp)
+        for (int i = 0; i < nblk; i++)
+            bdisp[i] = (int)(((disp ? disp[i] : 0) - base) * (MPI_Aint)dt->size);
+    mcoll *x = mc_get(xp);
+    if (x == NULL)
+        return MPI_ERR_NO_MEM;
+    mc_unpack *u = &x->out;
+    u->tmp = malloc((size_t)(top - base) * dt->size);
+    if (u->tmp == NULL)
+        return MPI_ERR_NO_MEM;
+    if (cnt) {
+        u->cnt = malloc((size_t)nblk * sizeof(int));
+        u->disp = malloc((size_t)nblk * sizeof(int));
+        if (u->cnt == NULL || u->disp == NULL)
+            return MPI_ERR_NO_MEM;
+        memcpy(u->cnt, cnt, (size_t)nblk * sizeof(int));
+        memcpy(u->disp, disp, (size_t)nblk * sizeof(int));
+    }
+    u->ubuf = buf;
+    u->dt = dt;
+    dt_retain(dt);
+    u->nblk = nblk;
+    u->cnt1 = cnt1;
+    u->base = base;
+    if (prefill)
+        for (int i = 0; i < nblk; i++) {
+            int c = cnt ? cnt[i] : cnt1;
+            MPI_Aint d = disp ? disp[i] : 0;
+            dt_pack(BUF_AT(buf, d * dt->extent), (size_t)c,
+                    dt, BUF_AT(u->tmp, (size_t)(d - base) * dt->size));
+        }
+    *out = u->tmp;
+    return MPI_SUCCESS;
+}
+
+/* Dense input of blocks for the v-variants (scatterv, alltoallv): like view_out without unpack. */
+static int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *disp,
+                    mcoll **xp, const void **out, int *bcnt, int *bdisp)
+{
+    if ((dt->flags & DT_F_DENSE)) {
+        void *o;
+        int rc = view_out((void *)buf, dt, nblk, cnt, disp, 0, 0, xp, &o, bcnt, bdisp);
+        *out = o;
+        return rc;
+    }
+    MPI_Aint base = 0, top = 0;
+    for (int i = 0; i < nblk; i++) {
+        if (i == 0 || disp[i] < base)
+            base = disp[i];
+        if (i == 0 || disp[i] + cnt[i] > top)
+            top = disp[i] + cnt[i];
+        bcnt[i] = (int)((MPI_Aint)cnt[i] * (MPI_Aint)dt->size);
+    }
+    for (int i = 0; i < nblk; i++)
+        bdisp[i] = (int)((disp[i] - base) * (MPI_Aint)dt->size);
+    mcoll *x = mc_get(xp);
+    if (x == NULL || (x->tmp_in = malloc((size_t)(top - base) * dt->size + 1)) == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < nblk; i++)
+        dt_pack(BUF_AT(buf, disp[i] * dt->extent), (size_t)cnt[i], dt,
+                BUF_AT(x->tmp_in, (size_t)(disp[i] - base) * dt->size));
+    *out = x->tmp_in;
+    return MPI_SUCCESS;
+}
+
+/* ---- reductions ---- */
+
+/* coll's reduction callback: inout = in op inout on count dense elements of dt. Dense types are
+ * user layout shifted by lb; packed ones are unpacked around the kernel (rare, so it allocates). */
+static void mc_reduce_fn(const void *in, void *inout, size_t count, void *opv, void *dtv)
+{
+    MPI_Op op = opv;
+    MPI_Datatype dt = dtv;
+    if (count == 0)
+        return;
+    if (likely(dt->flags & DT_F_DENSE)) {
+        op_apply(op, BUF_AT(in, -dt->lb), BUF_AT(inout, -dt->lb), (int)count, dt);
+        return;
+    }
+    size_t span = dt_span(dt, count);
+    void *a = malloc(span), *b = malloc(span);
+    if (a == NULL || b == NULL)
+        credo_abort(MPI_ERR_NO_MEM, "reduction on a non-contiguous datatype: out of memory");
+    void *ua = BUF_AT(a, -dt->true_lb), *ub = BUF_AT(b, -dt->true_lb);
+    dt_unpack(in, count * dt->size, count, dt, ua);
+    dt_unpack(inout, count * dt->size, count, dt, ub);
+    op_apply(op, ua, ub, (int)count, dt);
+    dt_pack(ub, count, dt, inout);
+    free(a);
+    free(b);
+}
+
+static coll_op mc_op(MPI_Op op, MPI_Datatype dt)
+{
+    return (coll_op){.fn = mc_reduce_fn, .op = op, .dt = dt, .commute = op->commute};
+}
+
+/* ---- checks ---- */
+
+static int check_comm(const char *fn, MPI_Comm comm)
+{
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (!comm_ok(comm))
+        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    return MPI_SUCCESS;
+}
+
+static int check_root(const char *fn, int root, MPI_Comm comm)
+{
+    if (root < 0 || root >= comm->size)
+        return mpi_error(comm, MPI_ERR_ROOT, fn, "invalid root %d (communicator size %d)", root,
+                         comm->size);
+    return MPI_SUCCESS;
+}
+
+static int check_op(const char *fn, MPI_Op op, MPI_Datatype dt, MPI_Comm comm)
+{
+    int rc = op_check(op, dt);
+    if (rc == MPI_ERR_OP && (op == NULL || op->magic != OP_MAGIC))
+        return mpi_error(comm, rc, fn, "invalid reduction operation");
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "%s is not defined for datatype %s", op_name(op),
+                         dt->name ? dt->name : "(derived)");
+    return MPI_SUCCESS;
+}
+
+static int check_req(const char *fn, MPI_Request *req, MPI_Comm comm, int nonblocking)
+{
+    if (nonblocking && req == NULL)
+        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+    return MPI_SUCCESS;
+}
+
+/* The type checks of mpi_check_buf without the buffer (MPI_IN_PLACE, insignificant buffers). */
+static int check_type(const char *fn, int count, MPI_Datatype dt, MPI_Comm comm)
+{
+    return mpi_check_buf(comm, fn, NULL, 0, dt) != MPI_SUCCESS
+               ? MPI_ERR_TYPE
+               : (count < 0 ? mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count)
+                            : MPI_SUCCESS);
+}
+
+static int check_counts(const char *fn, int n, const int *cnt, const int *disp, MPI_Comm comm)
+{
+    if (cnt == NULL || disp == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "%s array is NULL",
+                         cnt == NULL ? "count" : "displacement");
+    for (int i = 0; i < n; i++)
+        if (cnt[i] < 0)
+            return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d for rank %d", cnt[i], i);
+    return MPI_SUCCESS;
+}
+
+/* Send and receive buffers may not overlap unless MPI_IN_PLACE is used. */
+static int check_alias(const char *fn, const void *sb, const void *rb, size_t sbytes, MPI_Comm comm)
+{
+    if (sb != MPI_IN_PLACE && sb != NULL && sb == rb && sbytes > 0)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn,
+                         "send and receive buffers alias (use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
+static int mpi_err_of_goal(int g)
+{
+    return mpi_err_of_p2p(p2p_err_of_goal(g));
+}
+
+/* Ends every binding: on a start error frees x and reports; else ties the request to comm and
+ * either hands it out (non-blocking) or waits for it (blocking). */
+static int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll *x,
+                     MPI_Request *req)
+{
+    if (mrc != MPI_SUCCESS || grc != GOAL_SUCCESS) {
+        mc_free(x);
+        if (mrc == MPI_SUCCESS)
+            mrc = mpi_err_of_goal(grc);
+        return mpi_error(comm, mrc, fn, "%s",
+                         mrc == MPI_ERR_NO_MEM ? "out of memory" : "collective failed to start");
+    }
+    REQ_BIND(r, comm);
+    r->upper_data[0] = 0;
+    r->upper_data[3] = (uintptr_t)x;
+    /* The schedule may have finished inside the start call (one rank, self copies only). */
+    if (r->done)
+        mc_done(r);
+    else
+        r->on_complete = mc_done;
+    if (req != NULL) {
+        *req = (MPI_Request)r;
+        return MPI_SUCCESS;
+    }
+    int rc = mpi_req_wait(r, NULL);
+    return rc == MPI_SUCCESS ? rc : mpi_error(comm, rc, fn, "collective failed");
+}
+
+#define CK(expr)                                                                                   \
+    do {                                                                                           \
+        if ((rc = (expr)) != MPI_SUCCESS)                                                          \
+            return rc;                                                                             \
+    } while (0)
+
+/* ---- Barrier, Bcast ---- */
+
+static int do_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    p2p_req *r = NULL;
+    int grc = coll_ibarrier(&comm->coll, &r);
+    return mc_finish(fn, comm, grc, MPI_SUCCESS, r, NULL, req);
+}
+
+static int do_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                    MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(mpi_check_buf(comm, fn, buf, count, dt));
+    CK(check_root(fn, root, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    mcoll *x = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_out(buf, dt, 1, NULL, NULL, count, comm->rank == root, &x, &d, NULL,
+                                NULL);
+    if (mrc == MPI_SUCCESS) {
+        if (x && comm->rank == root)
+            x->out.ubuf = NULL; /* the root's buffer is only read */
+        grc = coll_ibcast(d, (size_t)count * dt->size, 1, root, &comm->coll, &r);
+    }
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+/* ---- reductions ---- */
+
+static int do_reduce(const char *fn, const void *sb, void *rb, int count, MPI_Datatype dt,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_root(fn, root, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    int at_root = comm->rank == root;
+    if (sb == MPI_IN_PLACE && !at_root)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
+    CK(mpi_check_buf(comm, fn, sb == MPI_IN_PLACE ? rb : sb, count, dt));
+    if (at_root) {
+        CK(mpi_check_buf(comm, fn, rb, count, dt));
+        CK(check_alias(fn, sb, rb, (size_t)count * dt->size, comm));
+    }
+    CK(check_op(fn, op, dt, comm));
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, count, dt, &x, &s);
+    if (mrc == MPI_SUCCESS && at_root)
+        mrc = view_out(rb, dt, 1, NULL, NULL, count, sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
+    if (mrc == MPI_SUCCESS && req && !(dt->flags & DT_F_PREDEF) && mc_get(&x) == NULL)
+        mrc = MPI_ERR_NO_MEM;
+    if (mrc == MPI_SUCCESS) {
+        if (x && req && !(dt->flags & DT_F_PREDEF)) {
+            x->op_dt = dt;
+            dt_retain(dt);
+        }
+        coll_op cop = mc_op(op, dt);
+        grc = coll_ireduce(s, d, (size_t)count, dt->size, &cop, root, &comm->coll, &r);
+    }
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+enum { RK_ALLREDUCE, RK_SCAN, RK_EXSCAN, RK_RSB };
+
+/* Allreduce, Scan, Exscan, Reduce_scatter_block: the same buffer shapes, except that
+ * reduce_scatter_block's input holds count * size elements. */
+static int do_allred(const char *fn, int kind, const void *sb, void *rb, int count,
+                     MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    int in_count = kind == RK_RSB ? count * comm->size : count;
+    if (sb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, sb, in_count, dt));
+    CK(mpi_check_buf(comm, fn, rb, kind == RK_RSB && sb == MPI_IN_PLACE ? in_count : count, dt));
+    CK(check_alias(fn, sb, rb, (size_t)count * dt->size, comm));
+    CK(check_op(fn, op, dt, comm));
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, in_count, dt, &x, &s);
+    if (mrc == MPI_SUCCESS)
+        mrc = view_out(rb, dt, 1, NULL, NULL, sb == MPI_IN_PLACE ? in_count : count,
+                       sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
+    if (mrc == MPI_SUCCESS && x && sb == MPI_IN_PLACE && kind == RK_RSB)
+        x->out.cnt1 = count; /* only the first count elements are results */
+    if (mrc == MPI_SUCCESS && req && !(dt->flags & DT_F_PREDEF) && mc_get(&x) == NULL)
+        mrc = MPI_ERR_NO_MEM;
+    if (mrc == MPI_SUCCESS) {
+        if (x && req && !(dt->flags & DT_F_PREDEF)) {
+            x->op_dt = dt;
+            dt_retain(dt);
+        }
+        coll_op cop = mc_op(op, dt);
+        size_t n = (size_t)count, es = dt->size;
+        switch (kind) {
+        case RK_ALLREDUCE: grc = coll_iallreduce(s, d, n, es, &cop, &comm->coll, &r); break;
+        case RK_SCAN: grc = coll_iscan(s, d, n, es, &cop, &comm->coll, &r); break;
+        case RK_EXSCAN: grc = coll_iexscan(s, d, n, es, &cop, &comm->coll, &r); break;
+        default: grc = coll_ireduce_scatter_block(s, d, n, es, &cop, &comm->coll, &r); break;
+        }
+    }
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_reduce_scatter(const char *fn, const void *sb, void *rb, const int *rcounts,
+                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    if (rcounts == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "recvcounts is NULL");
+    long long total = 0;
+    for (int i = 0; i < comm->size; i++) {
+        if (rcounts[i] < 0)
+            return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d for rank %d", rcounts[i],
+                             i);
+        total += rcounts[i];
+    }
+    if (total > 0x7fffffff)
+        return mpi_error(comm, MPI_ERR_COUNT, fn, "total count too large");
+    int mine = rcounts[comm->rank];
+    if (sb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, sb, (int)total, dt));
+    CK(mpi_check_buf(comm, fn, rb, sb == MPI_IN_PLACE ? (int)total : mine, dt));
+    CK(check_alias(fn, sb, rb, (size_t)mine * dt->size, comm));
+    CK(check_op(fn, op, dt, comm));
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, (int)total, dt, &x, &s);
+    if (mrc == MPI_SUCCESS)
+        mrc = view_out(rb, dt, 1, NULL, NULL, sb == MPI_IN_PLACE ? (int)total : mine,
+                       sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
+    if (mrc == MPI_SUCCESS && x && sb == MPI_IN_PLACE)
+        x->out.cnt1 = mine;
+    if (mrc == MPI_SUCCESS && req && !(dt->flags & DT_F_PREDEF) && mc_get(&x) == NULL)
+        mrc = MPI_ERR_NO_MEM;
+    if (mrc == MPI_SUCCESS) {
+        if (x && req && !(dt->flags & DT_F_PREDEF)) {
+            x->op_dt = dt;
+            dt_retain(dt);
+        }
+        coll_op cop = mc_op(op, dt);
+        grc = coll_ireduce_scatter(s, d, rcounts, dt->size, &cop, &comm->coll, &r);
+    }
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+/* ---- gather, scatter, allgather, alltoall (byte granularity: sender and receiver types may
+ * differ, only the signatures must agree) ---- */
+
+static int do_gather(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
+                     int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_root(fn, root, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    int at_root = comm->rank == root, p = comm->size;
+    if (sb == MPI_IN_PLACE && !at_root)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
+    if (sb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, sb, scount, st));
+    if (at_root) {
+        CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+        CK(check_alias(fn, sb, rb, (size_t)rcount * rt->size, comm));
+    }
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, scount, st, &x, &s);
+    if (mrc == MPI_SUCCESS && at_root)
+        mrc = view_out(rb, rt, 1, NULL, NULL, rcount * p, sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_igather(s, d, at_root ? (size_t)rcount * rt->size : (size_t)scount * st->size, 1,
+                           root, &comm->coll, &r);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
+                      const int *rcounts, const int *displs, MPI_Datatype rt, int root,
+                      MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_root(fn, root, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    int at_root = comm->rank == root, p = comm->size;
+    if (sb == MPI_IN_PLACE && !at_root)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
+    if (sb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, sb, scount, st));
+    if (at_root) {
+        CK(check_counts(fn, p, rcounts, displs, comm));
+        CK(check_type(fn, 0, rt, comm));
+        if (rb == NULL && rt->size > 0)
+            for (int i = 0; i < p; i++)
+                if (rcounts[i] > 0)
+                    return mpi_error(comm, MPI_ERR_BUFFER, fn, "receive buffer is NULL");
+        CK(check_alias(fn, sb, rb, (size_t)scount * st->size, comm));
+    }
+    int *b = at_root ? malloc(2 * (size_t)p * sizeof(int)) : NULL;
+    if (at_root && b == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, scount, st, &x, &s);
+    if (mrc == MPI_SUCCESS && at_root)
+        mrc = view_out(rb, rt, p, rcounts, displs, 0, sb == MPI_IN_PLACE, &x, &d, b, b + p);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_igatherv(s, (size_t)scount * st->size, d, b, b ? b + p : NULL, 1, root,
+                            &comm->coll, &r);
+    free(b);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_scatter(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
+                      int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_root(fn, root, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    int at_root = comm->rank == root, p = comm->size;
+    if (rb == MPI_IN_PLACE && !at_root)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
+    if (at_root) {
+        CK(mpi_check_buf(comm, fn, sb, scount, st));
+        CK(check_alias(fn, rb, sb, (size_t)scount * st->size, comm));
+    }
+    if (rb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = rb;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = MPI_SUCCESS;
+    if (at_root)
+        mrc = view_in(sb, scount * p, st, &x, &s);
+    if (mrc == MPI_SUCCESS && rb != MPI_IN_PLACE)
+        mrc = view_out(rb, rt, 1, NULL, NULL, rcount, 0, &x, &d, NULL, NULL);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_iscatter(s, d, at_root ? (size_t)scount * st->size : (size_t)rcount * rt->size,
+                            1, root, &comm->coll, &r);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_scatterv(const char *fn, const void *sb, const int *scounts, const int *displs,
+                       MPI_Datatype st, void *rb, int rcount, MPI_Datatype rt, int root,
+                       MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_root(fn, root, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    int at_root = comm->rank == root, p = comm->size;
+    if (rb == MPI_IN_PLACE && !at_root)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
+    if (at_root) {
+        CK(check_counts(fn, p, scounts, displs, comm));
+        CK(check_type(fn, 0, st, comm));
+        CK(check_alias(fn, rb, sb, (size_t)rcount * rt->size, comm));
+    }
+    if (rb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+    int *b = at_root ? malloc(2 * (size_t)p * sizeof(int)) : NULL;
+    if (at_root && b == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = rb;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = MPI_SUCCESS;
+    if (at_root)
+        mrc = view_vin(sb, st, p, scounts, displs, &x, &s, b, b + p);
+    if (mrc == MPI_SUCCESS && rb != MPI_IN_PLACE)
+        mrc = view_out(rb, rt, 1, NULL, NULL, rcount, 0, &x, &d, NULL, NULL);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_iscatterv(s, b, b ? b + p : NULL, d, (size_t)rcount * rt->size, 1, root,
+                             &comm->coll, &r);
+    free(b);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_allgather(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
+                        int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    if (sb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, sb, scount, st));
+    CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+    CK(check_alias(fn, sb, rb, (size_t)rcount * rt->size, comm));
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, scount, st, &x, &s);
+    if (mrc == MPI_SUCCESS)
+        mrc = view_out(rb, rt, 1, NULL, NULL, rcount * comm->size, sb == MPI_IN_PLACE, &x, &d,
+                       NULL, NULL);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_iallgather(s, d, (size_t)rcount * rt->size, 1, &comm->coll, &r);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
+                         const int *rcounts, const int *displs, MPI_Datatype rt, MPI_Comm comm,
+                         MPI_Request *req)
+{
+    int rc, p = comm_ok(comm) ? comm->size : 0;
+    CK(check_comm(fn, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    if (sb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, sb, scount, st));
+    CK(check_counts(fn, p, rcounts, displs, comm));
+    CK(check_type(fn, 0, rt, comm));
+    CK(check_alias(fn, sb, rb, (size_t)scount * st->size, comm));
+    int *b = malloc(2 * (size_t)p * sizeof(int));
+    if (b == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, scount, st, &x, &s);
+    if (mrc == MPI_SUCCESS)
+        mrc = view_out(rb, rt, p, rcounts, displs, 0, sb == MPI_IN_PLACE, &x, &d, b, b + p);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_iallgatherv(s, (size_t)scount * st->size, d, b, b + p, 1, &comm->coll, &r);
+    free(b);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_alltoall(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
+                       int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_comm(fn, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    int p = comm->size;
+    if (sb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, sb, scount, st));
+    CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+    CK(check_alias(fn, sb, rb, (size_t)rcount * rt->size, comm));
+    mcoll *x = NULL;
+    const void *s = NULL;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = view_in(sb, scount * p, st, &x, &s);
+    if (mrc == MPI_SUCCESS)
+        mrc = view_out(rb, rt, 1, NULL, NULL, rcount * p, sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_ialltoall(s, d, (size_t)rcount * rt->size, 1, &comm->coll, &r);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+static int do_alltoallv(const char *fn, const void *sb, const int *scounts, const int *sdispls,
+                        MPI_Datatype st, void *rb, const int *rcounts, const int *rdispls,
+                        MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    int rc, p = comm_ok(comm) ? comm->size : 0;
+    CK(check_comm(fn, comm));
+    CK(check_req(fn, req, comm, req != NULL));
+    if (sb != MPI_IN_PLACE) {
+        CK(check_counts(fn, p, scounts, sdispls, comm));
+        CK(check_type(fn, 0, st, comm));
+        if (sb == rb && sb != NULL)
+            return mpi_error(comm, MPI_ERR_BUFFER, fn,
+                             "send and receive buffers alias (use MPI_IN_PLACE)");
+    }
+    CK(check_counts(fn, p, rcounts, rdispls, comm));
+    CK(check_type(fn, 0, rt, comm));
+    int *b = malloc(4 * (size_t)p * sizeof(int));
+    if (b == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    mcoll *x = NULL;
+    const void *s = MPI_IN_PLACE;
+    void *d = NULL;
+    p2p_req *r = NULL;
+    int grc = 0, mrc = MPI_SUCCESS;
+    if (sb != MPI_IN_PLACE)
+        mrc = view_vin(sb, st, p, scounts, sdispls, &x, &s, b, b + p);
+    if (mrc == MPI_SUCCESS)
+        mrc = view_out(rb, rt, p, rcounts, rdispls, 0, sb == MPI_IN_PLACE, &x, &d, b + 2 * p,
+                       b + 3 * p);
+    if (mrc == MPI_SUCCESS)
+        grc = coll_ialltoallv(s, sb == MPI_IN_PLACE ? NULL : b, sb == MPI_IN_PLACE ? NULL : b + p,
+                              d, b + 2 * p, b + 3 * p, 1, &comm->coll, &r);
+    free(b);
+    return mc_finish(fn, comm, grc, mrc, r, x, req);
+}
+
+/* ---- internal helpers for comm.c and MPI_Finalize ---- */
+
+int mpi_coll_barrier(MPI_Comm comm)
+{
+    int rc = coll_barrier(&comm->coll);
+    return rc == GOAL_SUCCESS ? MPI_SUCCESS : mpi_err_of_goal(rc);
+}
+
+int mpi_coll_allgather_int(MPI_Comm comm, const int *mine, int n, int *all)
+{
+    p2p_req *r;
+    int rc = coll_iallgather(mine, all, (size_t)n * sizeof(int), 1, &comm->coll, &r);
+    if (rc == GOAL_SUCCESS)
+        rc = coll_wait(r);
+    return rc == GOAL_SUCCESS ? MPI_SUCCESS : mpi_err_of_goal(rc);
+}
+
+/* ---- bindings ---- */
+
+#define ENTER MPI_ENTER()
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    ENTER;
+    return do_barrier("MPI_Barrier", comm, NULL);
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    if (request == NULL)
+        return mpi_error(comm_ok(comm) ? comm : NULL, MPI_ERR_REQUEST, "MPI_Ibarrier",
+                         "request is NULL");
+    return do_barrier("MPI_Ibarrier", comm, request);
+}
+
+/* Non-blocking bindings reject a NULL request before anything else: do_* treat NULL as blocking. */
+#define NB_REQ(fn, comm, request)                                                                  \
+    do {                                                                                           \
+        if (request == NULL)                                                                       \
+            return mpi_error(comm_ok(comm) ? comm : NULL, MPI_ERR_REQUEST, fn,                     \
+                             "request is NULL");                                                   \
+    } while (0)
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    ENTER;
+    return do_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+}
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Ibcast", comm, request);
+    return do_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    ENTER;
+    return do_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Ireduce", comm, request);
+    return do_reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
+{
+    ENTER;
+    return do_allred("MPI_Allreduce", RK_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                     NULL);
+}
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Iallreduce", comm, request);
+    return do_allred("MPI_Iallreduce", RK_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                     request);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm)
+{
+    ENTER;
+    return do_allred("MPI_Scan", RK_SCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Iscan", comm, request);
+    return do_allred("MPI_Iscan", RK_SCAN, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm)
+{
+    ENTER;
+    return do_allred("MPI_Exscan", RK_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Iexscan", comm, request);
+    return do_allred("MPI_Iexscan", RK_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm,
+                     request);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ENTER;
+    return do_allred("MPI_Reduce_scatter_block", RK_RSB, sendbuf, recvbuf, recvcount, datatype,
+                     op, comm, NULL);
+}
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Ireduce_scatter_block", comm, request);
+    return do_allred("MPI_Ireduce_scatter_block", RK_RSB, sendbuf, recvbuf, recvcount, datatype,
+                     op, comm, request);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ENTER;
+    return do_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
+                             comm, NULL);
+}
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Ireduce_scatter", comm, request);
+    return do_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
+                             comm, request);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    ENTER;
+    return do_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     root, comm, NULL);
+}
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Igather", comm, request);
+    return do_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     root, comm, request);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    ENTER;
+    return do_gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                      recvtype, root, comm, NULL);
+}
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Igatherv", comm, request);
+    return do_gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                      recvtype, root, comm, request);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    ENTER;
+    return do_scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, NULL);
+}
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Iscatter", comm, request);
+    return do_scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, request);
+}
+
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm)
+{
+    ENTER;
+    return do_scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm, NULL);
+}
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Iscatterv", comm, request);
+    return do_scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm, request);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ENTER;
+    return do_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, NULL);
+}
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Iallgather", comm, request);
+    return do_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, request);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    ENTER;
+    return do_allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                         displs, recvtype, comm, NULL);
+}
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Iallgatherv", comm, request);
+    return do_allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                         displs, recvtype, comm, request);
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ENTER;
+    return do_alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                       comm, NULL);
+}
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Ialltoall", comm, request);
+    return do_alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, comm, request);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ENTER;
+    return do_alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                        recvcounts, rdispls, recvtype, comm, NULL);
+}
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Ialltoallv", comm, request);
+    return do_alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                        recvcounts, rdispls, recvtype, comm, request);
+}
+
+CREDO_PMPI(MPI_Barrier)
+CREDO_PMPI(MPI_Ibarrier)
+CREDO_PMPI(MPI_Bcast)
+CREDO_PMPI(MPI_Ibcast)
+CREDO_PMPI(MPI_Reduce)
+CREDO_PMPI(MPI_Ireduce)
+CREDO_PMPI(MPI_Allreduce)
+CREDO_PMPI(MPI_Iallreduce)
+CREDO_PMPI(MPI_Scan)
+CREDO_PMPI(MPI_Iscan)
+CREDO_PMPI(MPI_Exscan)
+CREDO_PMPI(MPI_Iexscan)
+CREDO_PMPI(MPI_Reduce_scatter_block)
+CREDO_PMPI(MPI_Ireduce_scatter_block)
+CREDO_PMPI(MPI_Reduce_scatter)
+CREDO_PMPI(MPI_Ireduce_scatter)
+CREDO_PMPI(MPI_Gather)
+CREDO_PMPI(MPI_Igather)
+CREDO_PMPI(MPI_Gatherv)
+CREDO_PMPI(MPI_Igatherv)
+CREDO_PMPI(MPI_Scatter)
+CREDO_PMPI(MPI_Iscatter)
+CREDO_PMPI(MPI_Scatterv)
+CREDO_PMPI(MPI_Iscatterv)
+CREDO_PMPI(MPI_Allgather)
+CREDO_PMPI(MPI_Iallgather)
+CREDO_PMPI(MPI_Allgatherv)
+CREDO_PMPI(MPI_Iallgatherv)
+CREDO_PMPI(MPI_Alltoall)
+CREDO_PMPI(MPI_Ialltoall)
+CREDO_PMPI(MPI_Alltoallv)
+CREDO_PMPI(MPI_Ialltoallv)
