@@ -211,18 +211,20 @@ static aff aff_of(int r, int i)
     return (aff){(unsigned)(2 * r + 3 + i), (unsigned)(r * 5 + i)};
 }
 static int user_calls;
+static MPI_Datatype g_vec = MPI_DATATYPE_NULL; /* N pairs at a stride of two pairs */
 static void aff_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
-    /* The datatype is the user's: a contiguous pair or the strided vector of pairs. */
-    int dense = *dt != MPI_DATATYPE_NULL;
+    /* The datatype is the user's: one contiguous pair, or the strided vector of N pairs. */
+    int per = *dt == g_vec ? N : 1, stride = *dt == g_vec ? 2 : 1;
     MPI_Aint lb, ext;
     MPI_Type_get_extent(*dt, &lb, &ext);
-    (void)dense;
     user_calls++;
-    for (int k = 0; k < *len; k++) {
-        aff *x = (aff *)((char *)in + k * ext), *y = (aff *)((char *)inout + k * ext);
-        *y = aff_comb(*x, *y);
-    }
+    for (int k = 0; k < *len; k++)
+        for (int j = 0; j < per; j++) {
+            aff *x = (aff *)((char *)in + k * ext) + j * stride;
+            aff *y = (aff *)((char *)inout + k * ext) + j * stride;
+            *y = aff_comb(*x, *y);
+        }
 }
 
 static void test_user(void)
@@ -269,6 +271,7 @@ static void test_user(void)
     MPI_Datatype vec;
     OK(MPI_Type_vector(N, 1, 2, pairt, &vec));
     OK(MPI_Type_commit(&vec));
+    g_vec = vec;
     aff sv[2 * N], rv[2 * N];
     for (int i = 0; i < 2 * N; i++) {
         sv[i] = aff_of(me, i / 2);
