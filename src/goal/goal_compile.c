@@ -21,6 +21,7 @@ void goal_sched_destroy(struct goal_sched *s)
     free(s->isucc);
     free(s->indeg);
     free(s->roots);
+    free(s->scratch_cache);
     free(s);
 }
 

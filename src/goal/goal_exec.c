@@ -162,7 +162,10 @@ static void start_xfer(struct goal_run *run, uint32_t i, const goal_vop *op)
 
 static void finish_run(struct goal_run *run)
 {
-    free(run->scratch);
+    if (run->scratch && !run->s->scratch_cache)
+        run->s->scratch_cache = run->scratch; /* the next run of this schedule reuses it */
+    else
+        free(run->scratch);
     run->scratch = NULL;
     run->s->active_runs--;
     __atomic_store_n(&run->done, 1, __ATOMIC_RELEASE);
@@ -254,7 +257,15 @@ int goal_exec_start(struct goal_sched *s, goal_group *grp, goal_run_done_fn on_d
     run->on_done = on_done;
     run->upper = upper;
     run->x = calloc((size_t)s->nops + 1, sizeof *run->x);
-    run->scratch = s->scratch ? calloc(1, s->scratch) : NULL;
+    /* Reusing the last run's scratchpad keeps large collectives off fresh mmap'ed pages, whose faults
+     * (and the kernel's zeroing) cost more than the transfer itself; it is still zero-filled. */
+    if (s->scratch && s->scratch_cache) {
+        run->scratch = s->scratch_cache;
+        s->scratch_cache = NULL;
+        memset(run->scratch, 0, s->scratch);
+    } else {
+        run->scratch = s->scratch ? calloc(1, s->scratch) : NULL;
+    }
     if (!run->x || (s->scratch && !run->scratch) || goal_rs_init(&run->rs, s)) {
         free(run->x);
         free(run->scratch);

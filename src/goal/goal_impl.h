@@ -73,6 +73,7 @@ struct goal_sched {
     uint32_t *roots;             /* ops with indeg 0, in op order */
     uint32_t nroots;
     size_t scratch;
+    void *scratch_cache;         /* a finished run's scratchpad, reused by the next run */
     int32_t max_peer;            /* highest peer rank used, -1 if none */
     int reusable;
     int active_runs;             /* maintained by the executor */
