@@ -6,22 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll/coll_build.h"
 #include "goal/goal_exec.h"
 #include "p2p/p2p.h"
 
-/* Same value as MPI_IN_PLACE. */
-#define COLL_IN_PLACE ((const void *)1)
-
-/* inout[i] = in[i] op inout[i] for count elements; `in` holds the lower ranks' contribution.
- * op and dt are passed through untouched (src/mpi: MPI_Op and MPI_Datatype for op_apply). */
-typedef void (*coll_reduce_fn)(const void *in, void *inout, size_t count, void *op, void *dt);
-
-typedef struct coll_op {
-    coll_reduce_fn fn;
-    void *op;
-    void *dt;
-    int commute; /* non-commutative ops get order-preserving algorithms */
-} coll_op;
+/* COLL_IN_PLACE, coll_op, coll_reduce_fn and enum coll_algo live in coll_build.h (pure part). */
 
 struct coll_cache;
 
@@ -84,17 +73,5 @@ int coll_reduce(const void *sb, void *rb, size_t count, size_t esize, const coll
                 coll_comm *c);
 int coll_allreduce(const void *sb, void *rb, size_t count, size_t esize, const coll_op *op,
                    coll_comm *c);
-
-/* Algorithm names chosen by size and np (docs/GOAL.md), overridable by CREDO_COLL_<NAME>. */
-enum coll_algo {
-    COLL_ALG_AUTO = 0,
-    COLL_ALG_DISSEMINATION, /* barrier */
-    COLL_ALG_BINOMIAL,      /* bcast, reduce, gather, scatter */
-    COLL_ALG_SCATTER_ALLGATHER, /* bcast, large */
-    COLL_ALG_RECDBL,        /* allreduce, allgather */
-    COLL_ALG_RING,          /* allreduce (commutative, large), allgather */
-    COLL_ALG_LINEAR,        /* gather, scatter, alltoall */
-    COLL_ALG_PAIRWISE,      /* alltoall, large */
-};
 
 #endif

@@ -1,0 +1,685 @@
+/* src/coll/coll_build.c — collective schedules as pure data: one builder per algorithm, the
+ * algorithm table and build-and-compile of one rank's GOAL schedule (no p2p: credosim uses it too). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "coll/coll_build.h"
+#include "goal/goal_impl.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Building blocks: a buffer is a user pointer or a scratchpad offset. */
+
+typedef struct loc {
+    uintptr_t a;
+    uint8_t m; /* GOAL_USERSPACE or GOAL_SCRATCHPAD */
+} loc;
+
+static loc U(const void *p)
+{
+    return (loc){(uintptr_t)p, GOAL_USERSPACE};
+}
+
+static loc at(loc l, size_t off)
+{
+    l.a += off;
+    return l;
+}
+
+
+typedef struct bld {
+    GOAL_Graph g;
+    size_t scratch;
+    void *op; /* the coll_op reduction callbacks receive */
+    int p, r;
+    int err; /* builder-side failure (out of memory) */
+} bld;
+
+static size_t salloc(bld *b, size_t n)
+{
+    size_t o = (b->scratch + 15) & ~(size_t)15;
+    b->scratch = o + n;
+    return o;
+}
+
+static loc S(bld *b, size_t n)
+{
+    return (loc){salloc(b, n), GOAL_SCRATCHPAD};
+}
+
+/* GOAL counts are int: collectives beyond 2 GiB per message fail the graph with GOAL_ERR_ARG. */
+static int bytes_int(size_t n)
+{
+    return n > INT_MAX ? -1 : (int)n;
+}
+
+static GOAL_Vertex vsend(bld *b, loc l, size_t n, int peer, int tag)
+{
+    return GOAL_Send(b->g, (const void *)l.a, bytes_int(n), peer, tag, l.m);
+}
+
+static GOAL_Vertex vrecv(bld *b, loc l, size_t n, int peer, int tag)
+{
+    return GOAL_Recv(b->g, (void *)l.a, bytes_int(n), peer, tag, l.m);
+}
+
+static GOAL_Vertex vcopy(bld *b, loc src, loc dst, size_t n)
+{
+    return GOAL_LocalOp(b->g, (const void *)src.a, NULL, (void *)dst.a, GOAL_COPY, GOAL_UINT, 8,
+                        bytes_int(n), src.m, GOAL_USERSPACE, dst.m);
+}
+
+static void coll_cb(const void *in, void *inout, size_t count, void *arg)
+{
+    const coll_op *o = arg;
+    o->fn(in, inout, count, o->op, o->dt);
+}
+
+/* inout = in op inout */
+static GOAL_Vertex vred(bld *b, loc in, loc inout, size_t count)
+{
+    return GOAL_Callback(b->g, coll_cb, b->op, (const void *)in.a, in.m, (void *)inout.a, inout.m,
+                         count);
+}
+
+static void dep(bld *b, GOAL_Vertex prereq, GOAL_Vertex target)
+{
+    if (prereq != GOAL_INVALID_VERTEX && target != GOAL_INVALID_VERTEX)
+        GOAL_Requires(b->g, prereq, target);
+}
+
+static int mod(int a, int p)
+{
+    return ((a % p) + p) % p;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Algorithm choice: defaults by size and np, overridable by CREDO_COLL_<COLLECTIVE>=<algorithm>. */
+
+#define COLL_RING_MIN_BYTES (64 * 1024)
+#define COLL_BCAST_SA_MIN_BYTES (128 * 1024)
+#define COLL_PAIRWISE_MIN_BYTES (8 * 1024)
+
+int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int requested)
+{
+    int a;
+    switch (kind) {
+    case CK_BCAST:
+        a = requested;
+        if (a == COLL_ALG_BINOMIAL || a == COLL_ALG_SCATTER_ALLGATHER)
+            return a;
+        return bytes >= COLL_BCAST_SA_MIN_BYTES && p > 2 && count >= (size_t)p
+                   ? COLL_ALG_SCATTER_ALLGATHER : COLL_ALG_BINOMIAL;
+    case CK_ALLREDUCE:
+        a = requested;
+        if (a == COLL_ALG_RING && commute && count >= (size_t)p)
+            return a;
+        if (a == COLL_ALG_RECDBL)
+            return a;
+        return commute && bytes >= COLL_RING_MIN_BYTES && count >= (size_t)p && p > 2
+                   ? COLL_ALG_RING : COLL_ALG_RECDBL;
+    case CK_ALLGATHER:
+        a = requested;
+        if (a == COLL_ALG_RECDBL && !(p & (p - 1)))
+            return a;
+        if (a == COLL_ALG_RING)
+            return a;
+        return !(p & (p - 1)) && bytes * (size_t)p < COLL_RING_MIN_BYTES ? COLL_ALG_RECDBL
+                                                                          : COLL_ALG_RING;
+    case CK_ALLTOALL:
+        a = requested;
+        if (a == COLL_ALG_LINEAR || a == COLL_ALG_PAIRWISE)
+            return a;
+        return bytes >= COLL_PAIRWISE_MIN_BYTES ? COLL_ALG_PAIRWISE : COLL_ALG_LINEAR;
+    default:
+        return COLL_ALG_AUTO;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Builders. Each adds this rank's part to b->g. Tags only need to be distinct per (peer, phase)
+ * inside one schedule: runs are told apart by the sequence number. */
+
+static void build_barrier(bld *b)
+{
+    GOAL_Vertex prev = GOAL_INVALID_VERTEX;
+    for (int k = 0, d = 1; d < b->p; d <<= 1, k++) {
+        GOAL_Vertex s = vsend(b, U(NULL), 0, (b->r + d) % b->p, k);
+        GOAL_Vertex rv = vrecv(b, U(NULL), 0, mod(b->r - d, b->p), k);
+        dep(b, prev, s);
+        prev = rv;
+    }
+}
+
+/* Binomial tree broadcast of n bytes at buf from root; `after` gates the root's sends. Returns
+ * the receive vertex (or GOAL_INVALID_VERTEX at the root). */
+static GOAL_Vertex build_bcast_binomial(bld *b, loc buf, size_t n, int root, int tag,
+                                        GOAL_Vertex after)
+{
+    int p = b->p, vr = mod(b->r - root, p), mask = 1;
+    GOAL_Vertex rv = after;
+    while (mask < p) {
+        if (vr & mask) {
+            rv = vrecv(b, buf, n, mod(vr - mask + root, p), tag);
+            dep(b, after, rv);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < p)
+            dep(b, rv, vsend(b, buf, n, (vr + mask + root) % p, tag));
+    return rv;
+}
+
+/* Element-aligned split of count elements into p chunks. */
+static void chunk(size_t count, int p, int i, size_t *off, size_t *cnt)
+{
+    size_t q = count / (size_t)p, rem = count % (size_t)p;
+    *cnt = q + ((size_t)i < rem);
+    *off = q * (size_t)i + ((size_t)i < rem ? (size_t)i : rem);
+}
+
+/* Ring allgather of chunks i (chunk i lives at buf + off_i); `ready` gates the first send, and
+ * before_recv[i] (optional) must finish before chunk i is overwritten. Chunk `have` is local. */
+static GOAL_Vertex build_ring_allgather_chunks(bld *b, loc buf, size_t count, size_t esize,
+                                               int have, GOAL_Vertex ready, int tagbase,
+                                               const GOAL_Vertex *before_recv)
+{
+    int p = b->p, right = (b->r + 1) % p, left = mod(b->r - 1, p);
+    GOAL_Vertex prev = ready;
+    for (int k = 0; k < p - 1; k++) {
+        size_t so, sc, ro, rc;
+        int sidx = mod(have - k, p), ridx = mod(have - k - 1, p);
+        chunk(count, p, sidx, &so, &sc);
+        chunk(count, p, ridx, &ro, &rc);
+        GOAL_Vertex s = vsend(b, at(buf, so * esize), sc * esize, right, tagbase + k);
+        GOAL_Vertex rv = vrecv(b, at(buf, ro * esize), rc * esize, left, tagbase + k);
+        dep(b, prev, s);
+        if (before_recv)
+            dep(b, before_recv[ridx], rv);
+        dep(b, ready, rv);
+        prev = rv;
+    }
+    return prev;
+}
+
+/* Large broadcast: the root's chunks are scattered along a binomial tree, then ring allgather. */
+static void build_bcast_scatter_allgather(bld *b, loc buf, size_t count, size_t esize, int root)
+{
+    int p = b->p, vr = mod(b->r - root, p);
+    /* binomial scatter in virtual ranks: vr owns virtual chunks [vr, vr + span) */
+    int mask = 1;
+    GOAL_Vertex rv = GOAL_INVALID_VERTEX;
+    while (mask < p) {
+        if (vr & mask) {
+            int span = mask < p - vr ? mask : p - vr;
+            size_t o0, c0, o1, c1;
+            chunk(count, p, vr, &o0, &c0);
+            chunk(count, p, vr + span - 1, &o1, &c1);
+            /* virtual chunk v is real chunk (v + root) % p only when contiguous; keep it simple:
+             * virtual chunk v lives at its own offset chunk(v) - the allgather uses the same map */
+            rv = vrecv(b, at(buf, o0 * esize), (o1 + c1 - o0) * esize, mod(vr - mask + root, p), 1000);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask < p) {
+            int span = mask < p - vr - mask ? mask : p - vr - mask;
+            size_t o0, c0, o1, c1;
+            chunk(count, p, vr + mask, &o0, &c0);
+            chunk(count, p, vr + mask + span - 1, &o1, &c1);
+            dep(b, rv, vsend(b, at(buf, o0 * esize), (o1 + c1 - o0) * esize, (vr + mask + root) % p,
+                             1000));
+        }
+    }
+    /* Ring allgather over virtual ranks: chunk index = virtual rank. Neighbours in virtual order
+     * are neighbours in real order too (rotation), so the ring helper's peers are right. */
+    build_ring_allgather_chunks(b, buf, count, esize, vr, rv, 0, NULL);
+}
+
+/* Binomial reduce of count elements from src into a scratch accumulator; returns the vertex after
+ * which *acc holds the result at the tree root (virtual rank 0 = vroot). Non-roots send. */
+static GOAL_Vertex build_reduce_tree(bld *b, loc src, size_t count, size_t esize, int vroot,
+                                     loc *acc_out, int tag)
+{
+    int p = b->p, vr = mod(b->r - vroot, p);
+    size_t n = count * esize;
+    loc acc = S(b, n);
+    GOAL_Vertex last = vcopy(b, src, acc, n);
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (vr & mask) {
+            GOAL_Vertex s = vsend(b, acc, n, mod(vr - mask + vroot, p), tag);
+            dep(b, last, s);
+            last = s;
+            break;
+        }
+        if (vr + mask < p) {
+            loc t = S(b, n);
+            GOAL_Vertex rv = vrecv(b, t, n, (vr + mask + vroot) % p, tag);
+            GOAL_Vertex red = vred(b, acc, t, count); /* t = acc op t: lower ranks first */
+            dep(b, last, red);
+            dep(b, rv, red);
+            last = red;
+            acc = t;
+        }
+    }
+    *acc_out = acc;
+    return last;
+}
+
+static void build_reduce(bld *b, const coll_spec *a)
+{
+    const coll_spec *k = a;
+    size_t n = k->count * k->esize;
+    int root = k->root;
+    int vroot = k->commute ? root : 0; /* rotating the tree would reorder a non-commutative op */
+    loc src = k->sb == COLL_IN_PLACE ? U(k->rb) : U(k->sb);
+    loc acc;
+    GOAL_Vertex last = build_reduce_tree(b, src, k->count, k->esize, vroot, &acc, 0);
+    if (b->r == vroot) {
+        if (root == vroot)
+            dep(b, last, vcopy(b, acc, U(k->rb), n));
+        else
+            dep(b, last, vsend(b, acc, n, root, 1));
+    }
+    if (b->r == root && root != vroot)
+        vrecv(b, U(k->rb), n, vroot, 1);
+}
+
+/* Recursive doubling with the non-power-of-two fold (first 2*rem ranks pair up); keeps the rank
+ * order of operands, so it serves non-commutative ops. Result lands in dst. */
+static GOAL_Vertex build_allreduce_recdbl(bld *b, loc src, loc dst, size_t count, size_t esize)
+{
+    int p = b->p, r = b->r;
+    size_t n = count * esize;
+    loc acc = S(b, n);
+    GOAL_Vertex last = vcopy(b, src, acc, n);
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2, newrank;
+    if (r < 2 * rem) {
+        if (!(r & 1)) {
+            GOAL_Vertex s = vsend(b, acc, n, r + 1, 100);
+            dep(b, last, s);
+            newrank = -1;
+        } else {
+            loc t = S(b, n);
+            GOAL_Vertex rv = vrecv(b, t, n, r - 1, 100);
+            GOAL_Vertex red = vred(b, t, acc, count);
+            dep(b, last, red);
+            dep(b, rv, red);
+            last = red;
+            newrank = r / 2;
+        }
+    } else {
+        newrank = r - rem;
+    }
+    if (newrank >= 0) {
+        for (int mask = 1, k = 0; mask < pof2; mask <<= 1, k++) {
+            int nd = newrank ^ mask;
+            int dst_rank = nd < rem ? nd * 2 + 1 : nd + rem;
+            loc t = S(b, n);
+            GOAL_Vertex s = vsend(b, acc, n, dst_rank, k);
+            GOAL_Vertex rv = vrecv(b, t, n, dst_rank, k);
+            dep(b, last, s);
+            GOAL_Vertex red;
+            if (dst_rank < r) {
+                red = vred(b, t, acc, count); /* acc = t op acc, after acc was sent */
+                dep(b, s, red);
+            } else {
+                red = vred(b, acc, t, count); /* t = acc op t; acc moves to t */
+                acc = t;
+            }
+            dep(b, last, red);
+            dep(b, rv, red);
+            last = red;
+        }
+    }
+    if (r < 2 * rem) {
+        if (r & 1) {
+            dep(b, last, vsend(b, acc, n, r - 1, 101));
+        } else {
+            loc t = S(b, n);
+            GOAL_Vertex rv = vrecv(b, t, n, r + 1, 101);
+            dep(b, last, rv);
+            last = rv;
+            acc = t;
+        }
+    }
+    GOAL_Vertex cp = vcopy(b, acc, dst, n);
+    dep(b, last, cp);
+    return cp;
+}
+
+/* Ring: reduce-scatter then allgather, p-1 steps each, chunks of count/p elements, in dst. */
+static void build_allreduce_ring(bld *b, loc src, loc dst, size_t count, size_t esize,
+                                 int src_is_dst)
+{
+    int p = b->p, r = b->r, right = (r + 1) % p, left = mod(r - 1, p);
+    GOAL_Vertex last = src_is_dst ? GOAL_INVALID_VERTEX : vcopy(b, src, dst, count * esize);
+    GOAL_Vertex *sent = calloc((size_t)p, sizeof *sent); /* last send of each chunk */
+    if (!sent) {
+        b->err = GOAL_ERR_NOMEM;
+        return;
+    }
+    for (int i = 0; i < p; i++)
+        sent[i] = GOAL_INVALID_VERTEX;
+    GOAL_Vertex prev_red = last;
+    for (int k = 0; k < p - 1; k++) {
+        int sidx = mod(r - k, p), ridx = mod(r - k - 1, p);
+        size_t so, sc, ro, rc;
+        chunk(count, p, sidx, &so, &sc);
+        chunk(count, p, ridx, &ro, &rc);
+        GOAL_Vertex s = vsend(b, at(dst, so * esize), sc * esize, right, 200 + k);
+        dep(b, prev_red, s);
+        sent[sidx] = s;
+        loc t = S(b, rc * esize);
+        GOAL_Vertex rv = vrecv(b, t, rc * esize, left, 200 + k);
+        GOAL_Vertex red = vred(b, t, at(dst, ro * esize), rc);
+        dep(b, rv, red);
+        dep(b, last, red);
+        prev_red = red;
+    }
+    /* now chunk (r + 1) % p is complete here */
+    build_ring_allgather_chunks(b, dst, count, esize, (r + 1) % p, prev_red, 400, sent);
+    free(sent);
+}
+
+static void build_allreduce(bld *b, const coll_spec *a, int alg)
+{
+    const coll_spec *k = a;
+    int inplace = k->sb == COLL_IN_PLACE;
+    loc src = inplace ? U(k->rb) : U(k->sb);
+    if (alg == COLL_ALG_RING)
+        build_allreduce_ring(b, src, U(k->rb), k->count, k->esize, inplace);
+    else
+        build_allreduce_recdbl(b, src, U(k->rb), k->count, k->esize);
+}
+
+static void build_gatherv(bld *b, const void *sb, size_t scount, void *rb, const int *rcounts,
+                          const int *displs, size_t count, size_t esize, int root)
+{
+    if (b->r != root) {
+        vsend(b, U(sb), scount * esize, root, 0);
+        return;
+    }
+    for (int i = 0; i < b->p; i++) {
+        size_t c = rcounts ? (size_t)rcounts[i] : count;
+        size_t d = displs ? (size_t)displs[i] : count * (size_t)i;
+        loc dst = at(U(rb), d * esize);
+        if (i == root) {
+            if (sb != COLL_IN_PLACE)
+                vcopy(b, U(sb), dst, c * esize);
+        } else {
+            vrecv(b, dst, c * esize, i, 0);
+        }
+    }
+}
+
+static void build_scatterv(bld *b, const void *sb, const int *scounts, const int *displs,
+                           void *rb, size_t rcount, size_t count, size_t esize, int root)
+{
+    if (b->r != root) {
+        vrecv(b, U(rb), rcount * esize, root, 0);
+        return;
+    }
+    for (int i = 0; i < b->p; i++) {
+        size_t c = scounts ? (size_t)scounts[i] : count;
+        size_t d = displs ? (size_t)displs[i] : count * (size_t)i;
+        loc src = at(U(sb), d * esize);
+        if (i == root) {
+            if (rb != COLL_IN_PLACE)
+                vcopy(b, src, U(rb), c * esize);
+        } else {
+            vsend(b, src, c * esize, i, 0);
+        }
+    }
+}
+
+/* Ring allgather(v): block i of rcounts[i] elements at displs[i]. */
+static void build_allgatherv_ring(bld *b, const void *sb, size_t scount, void *rb,
+                                  const int *rcounts, const int *displs, size_t count, size_t esize)
+{
+    int p = b->p, r = b->r, right = (r + 1) % p, left = mod(r - 1, p);
+#define BC(i) (rcounts ? (size_t)rcounts[i] : count)
+#define BD(i) (displs ? (size_t)displs[i] : count * (size_t)(i))
+    GOAL_Vertex prev = GOAL_INVALID_VERTEX;
+    if (sb != COLL_IN_PLACE)
+        prev = vcopy(b, U(sb), at(U(rb), BD(r) * esize), scount * esize);
+    for (int k = 0; k < p - 1; k++) {
+        int si = mod(r - k, p), ri = mod(r - k - 1, p);
+        GOAL_Vertex s = vsend(b, at(U(rb), BD(si) * esize), BC(si) * esize, right, k);
+        GOAL_Vertex rv = vrecv(b, at(U(rb), BD(ri) * esize), BC(ri) * esize, left, k);
+        dep(b, prev, s);
+        prev = rv;
+    }
+#undef BC
+#undef BD
+}
+
+/* Recursive doubling allgather for power-of-two p: blocks stay contiguous by rank. */
+static void build_allgather_recdbl(bld *b, const void *sb, void *rb, size_t count, size_t esize)
+{
+    int r = b->r;
+    size_t n = count * esize;
+    GOAL_Vertex prev = GOAL_INVALID_VERTEX;
+    if (sb != COLL_IN_PLACE)
+        prev = vcopy(b, U(sb), at(U(rb), (size_t)r * n), n);
+    for (int mask = 1, k = 0; mask < b->p; mask <<= 1, k++) {
+        int partner = r ^ mask;
+        size_t mybase = (size_t)(r & ~(mask - 1)), pbase = (size_t)(partner & ~(mask - 1));
+        GOAL_Vertex s = vsend(b, at(U(rb), mybase * n), (size_t)mask * n, partner, k);
+        GOAL_Vertex rv = vrecv(b, at(U(rb), pbase * n), (size_t)mask * n, partner, k);
+        dep(b, prev, s);
+        dep(b, prev, rv);
+        GOAL_Vertex j = GOAL_Calc(b->g, 0); /* both halves present */
+        dep(b, s, j);
+        dep(b, rv, j);
+        prev = j;
+    }
+}
+
+static void build_alltoallv(bld *b, const void *sb, const int *scounts, const int *sdispls,
+                            void *rb, const int *rcounts, const int *rdispls, size_t count,
+                            size_t esize, int alg)
+{
+    int p = b->p, r = b->r;
+#define SC(i) (scounts ? (size_t)scounts[i] : count)
+#define SD(i) (sdispls ? (size_t)sdispls[i] : count * (size_t)(i))
+#define RC(i) (rcounts ? (size_t)rcounts[i] : count)
+#define RD(i) (rdispls ? (size_t)rdispls[i] : count * (size_t)(i))
+    loc src = U(sb);
+    GOAL_Vertex start = GOAL_INVALID_VERTEX;
+    if (sb == COLL_IN_PLACE) { /* send from a copy of rb: receives overwrite rb */
+        size_t span = 0;
+        for (int i = 0; i < p; i++)
+            if ((RD(i) + RC(i)) * esize > span)
+                span = (RD(i) + RC(i)) * esize;
+        src = S(b, span);
+        start = vcopy(b, U(rb), src, span);
+        scounts = rcounts;
+        sdispls = rdispls;
+    }
+    GOAL_Vertex self = vcopy(b, at(src, SD(r) * esize), at(U(rb), RD(r) * esize), RC(r) * esize);
+    dep(b, start, self);
+    GOAL_Vertex prev = start;
+    for (int k = 1; k < p; k++) {
+        int to = (r + k) % p, from = mod(r - k, p);
+        GOAL_Vertex s = vsend(b, at(src, SD(to) * esize), SC(to) * esize, to, 0);
+        GOAL_Vertex rv = vrecv(b, at(U(rb), RD(from) * esize), RC(from) * esize, from, 0);
+        dep(b, start, s);
+        dep(b, start, rv);
+        if (alg == COLL_ALG_PAIRWISE) { /* one exchange at a time bounds unexpected data */
+            dep(b, prev, s);
+            dep(b, prev, rv);
+            GOAL_Vertex j = GOAL_Calc(b->g, 0);
+            dep(b, s, j);
+            dep(b, rv, j);
+            prev = j;
+        }
+    }
+#undef SC
+#undef SD
+#undef RC
+#undef RD
+}
+
+/* Reduce to rank 0 (order-preserving tree), then scatter blocks of rcounts[i] (or count). */
+static void build_reduce_scatter(bld *b, const coll_spec *a)
+{
+    const coll_spec *k = a;
+    int p = b->p;
+    size_t total = 0;
+    for (int i = 0; i < p; i++)
+        total += a->rcounts ? (size_t)a->rcounts[i] : k->count;
+    size_t mycount = a->rcounts ? (size_t)a->rcounts[b->r] : k->count;
+    loc src = k->sb == COLL_IN_PLACE ? U(k->rb) : U(k->sb);
+    loc acc;
+    GOAL_Vertex last = build_reduce_tree(b, src, total, k->esize, 0, &acc, 0);
+    if (b->r == 0) {
+        size_t off = 0;
+        for (int i = 0; i < p; i++) {
+            size_t c = a->rcounts ? (size_t)a->rcounts[i] : k->count;
+            GOAL_Vertex v = i == 0 ? vcopy(b, at(acc, off * k->esize), U(k->rb), c * k->esize)
+                                   : vsend(b, at(acc, off * k->esize), c * k->esize, i, 1);
+            dep(b, last, v);
+            off += c;
+        }
+    } else {
+        vrecv(b, U(k->rb), mycount * k->esize, 0, 1);
+    }
+}
+
+/* Recursive-doubling scan: P covers a block of ranks around r, A is the prefix through r
+ * (exclusive: up to r-1, absent until a lower partner contributes). */
+static void build_scan(bld *b, const coll_spec *a, int exclusive)
+{
+    const coll_spec *k = a;
+    int p = b->p, r = b->r;
+    size_t n = k->count * k->esize;
+    loc src = k->sb == COLL_IN_PLACE ? U(k->rb) : U(k->sb);
+    loc P = S(b, n), A = S(b, n);
+    GOAL_Vertex lastP = vcopy(b, src, P, n), lastA = GOAL_INVALID_VERTEX;
+    int have_a = 0;
+    if (!exclusive) {
+        lastA = vcopy(b, src, A, n);
+        have_a = 1;
+    }
+    for (int mask = 1, step = 0; mask < p; mask <<= 1, step++) {
+        int partner = r ^ mask;
+        if (partner >= p)
+            continue;
+        loc T = S(b, n);
+        GOAL_Vertex s = vsend(b, P, n, partner, step);
+        GOAL_Vertex rv = vrecv(b, T, n, partner, step);
+        dep(b, lastP, s);
+        if (partner < r) {
+            GOAL_Vertex ua = have_a ? vred(b, T, A, k->count) : vcopy(b, T, A, n);
+            dep(b, rv, ua);
+            dep(b, lastA, ua);
+            lastA = ua;
+            have_a = 1;
+            GOAL_Vertex up = vred(b, T, P, k->count); /* P = T op P, after P was sent */
+            dep(b, rv, up);
+            dep(b, s, up);
+            dep(b, lastP, up);
+            lastP = up;
+        } else {
+            GOAL_Vertex up = vred(b, P, T, k->count); /* T = P op T; P moves to T */
+            dep(b, rv, up);
+            dep(b, lastP, up);
+            lastP = up;
+            P = T;
+        }
+    }
+    if (have_a)
+        dep(b, lastA, vcopy(b, A, U(k->rb), n));
+}
+
+int coll_algo_by_name(const char *v)
+{
+    static const struct { const char *name; int alg; } names[] = {
+        {"dissemination", COLL_ALG_DISSEMINATION}, {"binomial", COLL_ALG_BINOMIAL},
+        {"scatter_allgather", COLL_ALG_SCATTER_ALLGATHER}, {"recursive_doubling", COLL_ALG_RECDBL},
+        {"recdbl", COLL_ALG_RECDBL}, {"ring", COLL_ALG_RING}, {"linear", COLL_ALG_LINEAR},
+        {"pairwise", COLL_ALG_PAIRWISE}};
+    for (size_t i = 0; v && i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(v, names[i].name))
+            return names[i].alg;
+    return COLL_ALG_AUTO;
+}
+
+int coll_kind_by_name(const char *v)
+{
+    static const struct { const char *name; int kind; } names[] = {
+        {"barrier", CK_BARRIER}, {"bcast", CK_BCAST}, {"reduce", CK_REDUCE},
+        {"allreduce", CK_ALLREDUCE}, {"gather", CK_GATHER}, {"scatter", CK_SCATTER},
+        {"allgather", CK_ALLGATHER}, {"alltoall", CK_ALLTOALL},
+        {"reduce_scatter_block", CK_RSB}, {"scan", CK_SCAN}, {"exscan", CK_EXSCAN}};
+    for (size_t i = 0; v && i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(v, names[i].name))
+            return names[i].kind;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One rank's schedule: build the graph, compile it. */
+
+int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
+{
+    *out = NULL;
+    if (!a || size <= 0 || rank < 0 || rank >= size)
+        return GOAL_ERR_ARG;
+    /* the callbacks' argument is the caller's coll_op; GOAL's callback API takes it as void * */
+    bld b = {.g = GOAL_CreateGraph(), .op = (void *)(uintptr_t)a->op, .p = size, .r = rank};
+    if (!b.g)
+        return GOAL_ERR_NOMEM;
+    const coll_spec *k = a;
+    switch (k->kind) {
+    case CK_BARRIER: build_barrier(&b); break;
+    case CK_BCAST:
+        if (k->alg == COLL_ALG_SCATTER_ALLGATHER)
+            build_bcast_scatter_allgather(&b, U(k->rb), k->count, k->esize, k->root);
+        else
+            build_bcast_binomial(&b, U(k->rb), k->count * k->esize, k->root, 0, GOAL_INVALID_VERTEX);
+        break;
+    case CK_REDUCE: build_reduce(&b, a); break;
+    case CK_ALLREDUCE: build_allreduce(&b, a, k->alg); break;
+    case CK_GATHER:
+    case CK_GATHERV:
+        build_gatherv(&b, k->sb, k->kind == CK_GATHER ? k->count : a->scount, k->rb, a->rcounts,
+                      a->rdispls, k->count, k->esize, k->root);
+        break;
+    case CK_SCATTER:
+    case CK_SCATTERV:
+        build_scatterv(&b, k->sb, a->scounts, a->sdispls, k->rb,
+                       k->kind == CK_SCATTER ? k->count : a->scount, k->count, k->esize, k->root);
+        break;
+    case CK_ALLGATHER:
+        if (k->alg == COLL_ALG_RECDBL)
+            build_allgather_recdbl(&b, k->sb, k->rb, k->count, k->esize);
+        else
+            build_allgatherv_ring(&b, k->sb, k->count, k->rb, NULL, NULL, k->count, k->esize);
+        break;
+    case CK_ALLGATHERV:
+        build_allgatherv_ring(&b, k->sb, a->scount, k->rb, a->rcounts, a->rdispls, k->count, k->esize);
+        break;
+    case CK_ALLTOALL:
+    case CK_ALLTOALLV:
+        build_alltoallv(&b, k->sb, a->scounts, a->sdispls, k->rb, a->rcounts, a->rdispls, k->count,
+                        k->esize, k->alg);
+        break;
+    case CK_RSB:
+    case CK_RS: build_reduce_scatter(&b, a); break;
+    case CK_SCAN: build_scan(&b, a, 0); break;
+    case CK_EXSCAN: build_scan(&b, a, 1); break;
+    }
+    GOAL_AllocateScratchpad(b.g, b.scratch);
+    int rc = b.err ? b.err : goal_compile(b.g, out);
+    GOAL_FreeGraph(b.g);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/* src/coll/coll_build.h — building one rank's GOAL schedule for a collective from (operation,
+ * algorithm, counts, root, rank, size): pure, no transport; coll.c runs it, credosim simulates it. */
+#ifndef CREDO_COLL_BUILD_H
+#define CREDO_COLL_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct goal_sched;
+
+/* Same value as MPI_IN_PLACE. */
+#define COLL_IN_PLACE ((const void *)1)
+
+/* inout[i] = in[i] op inout[i] for count elements; `in` holds the lower ranks' contribution.
+ * op and dt are passed through untouched (src/mpi: MPI_Op and MPI_Datatype for op_apply). */
+typedef void (*coll_reduce_fn)(const void *in, void *inout, size_t count, void *op, void *dt);
+
+typedef struct coll_op {
+    coll_reduce_fn fn;
+    void *op;
+    void *dt;
+    int commute; /* non-commutative ops get order-preserving algorithms */
+} coll_op;
+
+/* Algorithm names chosen by size and np (docs/GOAL.md), overridable by CREDO_COLL_<NAME>. */
+enum coll_algo {
+    COLL_ALG_AUTO = 0,
+    COLL_ALG_DISSEMINATION, /* barrier */
+    COLL_ALG_BINOMIAL,      /* bcast, reduce, gather, scatter */
+    COLL_ALG_SCATTER_ALLGATHER, /* bcast, large */
+    COLL_ALG_RECDBL,        /* allreduce, allgather */
+    COLL_ALG_RING,          /* allreduce (commutative, large), allgather */
+    COLL_ALG_LINEAR,        /* gather, scatter, alltoall */
+    COLL_ALG_PAIRWISE,      /* alltoall, large */
+};
+
+enum coll_kind {
+    CK_BARRIER = 1, CK_BCAST, CK_REDUCE, CK_ALLREDUCE, CK_GATHER, CK_GATHERV, CK_SCATTER,
+    CK_SCATTERV, CK_ALLGATHER, CK_ALLGATHERV, CK_ALLTOALL, CK_ALLTOALLV, CK_RSB, CK_RS, CK_SCAN,
+    CK_EXSCAN
+};
+
+/* Everything one rank's schedule depends on. Buffers are only recorded as addresses (never read
+ * while building), so a simulator may pass any non-NULL placeholders. The v-variant arrays are
+ * read during the call only. op (reductions only) must outlive the schedule: its callbacks point
+ * at it. */
+typedef struct coll_spec {
+    int kind;    /* enum coll_kind */
+    int alg;     /* enum coll_algo, already chosen (coll_choose) */
+    int root;
+    int commute;
+    const void *sb; /* may be COLL_IN_PLACE where MPI allows it */
+    void *rb;
+    size_t count, esize;
+    size_t scount; /* v-variants: this rank's send (gatherv/allgatherv) or receive (scatterv) count */
+    const int *scounts, *sdispls, *rcounts, *rdispls; /* v-variants, NULL otherwise */
+    const coll_op *op;
+} coll_spec;
+
+/* Compiles rank `rank` of `size` ranks: GOAL_SUCCESS and a schedule (goal_sched_destroy frees it),
+ * or a GOAL_ERR_* code. */
+int coll_build(const coll_spec *spec, int size, int rank, struct goal_sched **out);
+
+/* The default algorithm table (docs/GOAL.md); `requested` (COLL_ALG_AUTO for none) wins where it
+ * is valid for the operation, else the table decides. Returns COLL_ALG_AUTO for operations that
+ * have a single algorithm. */
+int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int requested);
+
+/* Case-insensitive names: "dissemination", "binomial", "scatter_allgather", "recursive_doubling"
+ * (or "recdbl"), "ring", "linear", "pairwise"; COLL_ALG_AUTO for anything else. */
+int coll_algo_by_name(const char *name);
+/* "barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
+ * "reduce_scatter_block", "scan", "exscan"; 0 for anything else (v-variants need arrays). */
+int coll_kind_by_name(const char *name);
+
+#endif
