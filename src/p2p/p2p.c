@@ -101,12 +101,22 @@ void p2p_req_free(p2p_req *req)
 
 static void send_fc_ctrl_packets(void);
 
+/* Control packets the scheme queued go out at the end of the current mailbox pass (one drain per
+ * batch of chunks instead of one per message), or at once outside a pass. */
+static inline void fc_drain_soon(void)
+{
+    if (P.in_poll)
+        P.fc_dirty = 1;
+    else
+        send_fc_ctrl_packets();
+}
+
 /* n data packets from src are released (retrieved and no longer held): their credits may go back. */
 static inline void fc_release(int src, uint32_t n)
 {
     if (P.fc_credits) {
         P.fc->on_retrieved(P.fcs, (uint32_t)src, n);
-        send_fc_ctrl_packets();
+        fc_drain_soon();
     }
 }
 
@@ -607,7 +617,7 @@ static void on_eager(int src, uint64_t idx, uint32_t ns)
     memcpy(&mh, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), sizeof mh);
     if (mh.piggy && P.fc_credits) {
         P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
-        send_fc_ctrl_packets();
+        fc_drain_soon();
     }
     size_t chunk = mbox_chunk_bytes(mb, FIRST_OFF, ns);
     if (chunk > mh.len)
@@ -691,7 +701,7 @@ static void on_rts(int src, uint64_t idx)
     memcpy(&rd, slot + FIRST_OFF, sizeof rd);
     if (mh.piggy && P.fc_credits) {
         P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
-        send_fc_ctrl_packets();
+        fc_drain_soon();
     }
     preq *r = posted_match(src, mh.tag, mh.ctx);
     if (r) {
@@ -778,13 +788,15 @@ static void on_fc_packet(int src, uint8_t kind, uint64_t idx)
     P.fc->on_ctrl(P.fcs, (uint32_t)src, fck, value, 0);
     if (kind != MBOX_PKT_FC_CREDIT)
         P.fc->on_retrieved(P.fcs, (uint32_t)src, 1); /* requests and responses occupy data slots */
-    send_fc_ctrl_packets();
+    fc_drain_soon();
 }
 
 static int poll_mailbox(void)
 {
     mbox *mb = &P.self;
     int n = 0;
+    int outer = !P.in_poll;
+    P.in_poll = 1;
     while (n < POLL_BUDGET) {
         uint64_t idx = P.head;
         if (!mbox_ready(mb, idx))
@@ -828,6 +840,13 @@ static int poll_mailbox(void)
         /* release: writers that check ring room (none scheme) must see our reads of these slots done */
         atomic_store_explicit(&mb->ctl->head, P.head, memory_order_release);
         n++;
+    }
+    if (outer) {
+        P.in_poll = 0;
+        if (P.fc_dirty) {
+            P.fc_dirty = 0;
+            send_fc_ctrl_packets();
+        }
     }
     return n;
 }

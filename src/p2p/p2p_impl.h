@@ -123,7 +123,9 @@ typedef struct p2p_engine {
     uint32_t *held_src;  /* [size] slots held by unmatched messages per source */
     uint32_t *active_from; /* [size] matched receives still waiting for data from each source */
     int nactive_recv;
-    int probe_src;       /* source of the last unsuccessful probe (-2 = none), for the spill rule */
+    int probe_src;
+    int in_poll;        /* inside a mailbox pass: flow-control packets are sent at its end */
+    int fc_dirty;       /* source of the last unsuccessful probe (-2 = none), for the spill rule */
     credo_fc_stats st;
 } p2p_engine;
 

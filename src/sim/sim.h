@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- schedules ---------------------------------------------------------------------------- */
 
@@ -60,6 +61,10 @@ size_t sim_sched_bytes(const sim_sched *s);
 
 /* GOAL text through src/goal's reader (no second parser here). */
 int sim_sched_from_goal_file(const char *path, sim_sched **out, char *err, size_t errlen);
+int sim_sched_from_goal_mem(const char *text, size_t len, const char *name, sim_sched **out,
+                            char *err, size_t errlen);
+/* Writes s as GOAL text (`credosim export`). 0, or -1 on a write error / out of memory. */
+int sim_sched_write_goal(FILE *f, const sim_sched *s);
 
 /* ---- parameters --------------------------------------------------------------------------- */
 

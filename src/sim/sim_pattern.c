@@ -224,6 +224,8 @@ static const struct {
 int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen)
 {
     *out = NULL;
+    if (strncmp(spec, "coll:", 5) == 0)
+        return sim_coll_build(spec, nranks, out, err, errlen);
     char name[32];
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -238,7 +240,7 @@ int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *
     if (idx < 0) {
         snprintf(err, errlen,
                  "--pattern %s: unknown pattern '%s' (expected barrier, alltoall, pingpong, sendrecv, exchange, "
-                 "bcast, reduce, allreduce, allgather, gather, scatter, phased or farpingpong)", spec, name);
+                 "bcast, reduce, allreduce, allgather, gather, scatter, phased, farpingpong or coll:NAME)", spec, name);
         return -1;
     }
     unsigned long long bytes = 0, iters = 1;

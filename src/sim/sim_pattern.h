@@ -1,5 +1,5 @@
-/* src/sim/sim_pattern.h — communication patterns credosim builds in process (until src/coll's
- * collective schedules are available to it): barrier, alltoall, multi-pingpong, IMB-like kernels, phased alltoall. */
+/* src/sim/sim_pattern.h — communication patterns credosim builds in process: its own generators
+ * (barrier, alltoall, multi-pingpong, IMB-like kernels, phased alltoall) and src/coll's schedules. */
 #ifndef CREDO_SIM_PATTERN_H
 #define CREDO_SIM_PATTERN_H
 
@@ -16,7 +16,13 @@
  *                                       the ranks, REPS per phase, a barrier after each phase
  *       "farpingpong:BYTES[:ITERS]"     the first 16 ranks ping-pong with the last 16 (distance test)
  *       "sendrecv|exchange|reduce|allreduce|allgather|gather|scatter:BYTES[:ITERS]"  IMB-like kernels
+ *       "coll:NAME[:BYTES[:ALG]]"       src/coll's schedule for NAME (barrier, bcast, allreduce, ...),
+ *                                       built rank by rank by coll_build (sim_coll.c)
  * Returns 0 and a schedule, or -1 with a message naming what was expected. */
 int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen);
+/* The coll: patterns alone. BYTES = count of one-byte elements (per peer for alltoall, per rank
+ * for gather/scatter/allgather), root 0, commutative reductions; ALG as CREDO_COLL_<NAME> takes
+ * it, default: src/coll's table. Local operations and reductions cost 0 ns. */
+int sim_coll_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen);
 
 #endif

@@ -264,16 +264,13 @@ size_t sim_sched_bytes(const sim_sched *s)
            s->nsucc * sizeof(uint32_t);
 }
 
-int sim_sched_from_goal_file(const char *path, sim_sched **out, char *err, size_t errlen)
+/* Converts a parsed GOAL text (consumed: freed here) into a schedule named `name`. */
+static int from_txt(goal_txt *g, const char *name, sim_sched **out, char *err, size_t errlen)
 {
-    goal_txt *g = NULL;
-    *out = NULL;
-    if (goal_txt_read_file(path, &g, err, errlen) != 0)
-        return -1;
-    sim_builder *b = sim_builder_new(g->nranks, path);
+    sim_builder *b = sim_builder_new(g->nranks, name);
     if (!b) {
         goal_txt_free(g);
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(err, errlen, "%s: out of memory", name);
         return -1;
     }
     for (uint32_t r = 0; r < g->nranks; r++) {
@@ -295,3 +292,63 @@ int sim_sched_from_goal_file(const char *path, sim_sched **out, char *err, size_
     goal_txt_free(g);
     return sim_builder_finish(b, out, err, errlen);
 }
+
+int sim_sched_from_goal_file(const char *path, sim_sched **out, char *err, size_t errlen)
+{
+    goal_txt *g = NULL;
+    *out = NULL;
+    if (goal_txt_read_file(path, &g, err, errlen) != 0)
+        return -1;
+    return from_txt(g, path, out, err, errlen);
+}
+
+int sim_sched_from_goal_mem(const char *text, size_t len, const char *name, sim_sched **out,
+                            char *err, size_t errlen)
+{
+    goal_txt *g = NULL;
+    *out = NULL;
+    if (goal_txt_read_mem(text, len, name, &g, err, errlen) != 0)
+        return -1;
+    return from_txt(g, name, out, err, errlen);
+}
+
+/* Dependencies are written per prerequisite, in successor order (requires, then irequires): read
+ * back, they give the same successor lists, hence the same tie order in the engine. */
+int sim_sched_write_goal(FILE *f, const sim_sched *s)
+{
+    goal_txt g = {s->nranks, calloc(s->nranks ? s->nranks : 1, sizeof(goal_txt_rank))};
+    if (!g.ranks)
+        return -1;
+    int rc = 0;
+    for (uint32_t r = 0; r < s->nranks && rc == 0; r++) {
+        goal_txt_rank *gr = &g.ranks[r];
+        uint32_t a = s->rank_first[r], b = s->rank_first[r + 1];
+        gr->nops = b - a;
+        gr->ops = calloc(gr->nops ? gr->nops : 1, sizeof *gr->ops);
+        uint32_t nd = 0;
+        for (uint32_t i = a; i < b; i++)
+            nd += s->ops[i].nreq + s->ops[i].nireq;
+        gr->deps = calloc(nd ? nd : 1, sizeof *gr->deps);
+        if (!gr->ops || !gr->deps) {
+            rc = -1;
+            break;
+        }
+        for (uint32_t i = a; i < b; i++) {
+            const sim_op *o = &s->ops[i];
+            gr->ops[i - a] = (goal_txt_op){o->kind == SIM_SEND ? GOAL_TXT_SEND : o->kind == SIM_RECV ? GOAL_TXT_RECV : GOAL_TXT_CALC,
+                                           o->cpu, o->nic, o->peer, o->tag, o->size, 0};
+            for (uint32_t k = 0; k < o->nreq + o->nireq; k++)
+                gr->deps[gr->ndeps++] = (goal_txt_dep){s->succ[o->succ + k] - a, i - a,
+                                                       k < o->nreq ? GOAL_TXT_REQUIRES : GOAL_TXT_IREQUIRES};
+        }
+    }
+    if (rc == 0)
+        rc = goal_txt_write(f, &g);
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        free(g.ranks[r].ops);
+        free(g.ranks[r].deps);
+    }
+    free(g.ranks);
+    return rc;
+}
+

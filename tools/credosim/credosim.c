@@ -86,44 +86,6 @@ static void progress_bar(void *arg, uint64_t done, uint64_t total)
     fprintf(stderr, "\r[%s] %3d%%", bar, total ? (int)(100.0 * (double)done / (double)total) : 0);
 }
 
-static int export_goal(const sim_sched *s)
-{
-    goal_txt g = {s->nranks, calloc(s->nranks ? s->nranks : 1, sizeof(goal_txt_rank))};
-    if (!g.ranks)
-        return -1;
-    int rc = 0;
-    for (uint32_t r = 0; r < s->nranks && rc == 0; r++) {
-        goal_txt_rank *gr = &g.ranks[r];
-        uint32_t a = s->rank_first[r], b = s->rank_first[r + 1];
-        gr->nops = b - a;
-        gr->ops = calloc(gr->nops ? gr->nops : 1, sizeof *gr->ops);
-        uint32_t nd = 0;
-        for (uint32_t i = a; i < b; i++)
-            nd += s->ops[i].nreq + s->ops[i].nireq;
-        gr->deps = calloc(nd ? nd : 1, sizeof *gr->deps);
-        if (!gr->ops || !gr->deps) {
-            rc = -1;
-            break;
-        }
-        for (uint32_t i = a; i < b; i++) {
-            const sim_op *o = &s->ops[i];
-            gr->ops[i - a] = (goal_txt_op){o->kind == SIM_SEND ? GOAL_TXT_SEND : o->kind == SIM_RECV ? GOAL_TXT_RECV : GOAL_TXT_CALC,
-                                           o->cpu, o->nic, o->peer, o->tag, o->size, 0};
-            for (uint32_t k = 0; k < o->nreq + o->nireq; k++)
-                gr->deps[gr->ndeps++] = (goal_txt_dep){s->succ[o->succ + k] - a, i - a,
-                                                       k < o->nreq ? GOAL_TXT_REQUIRES : GOAL_TXT_IREQUIRES};
-        }
-    }
-    if (rc == 0)
-        rc = goal_txt_write(stdout, &g);
-    for (uint32_t r = 0; r < s->nranks; r++) {
-        free(g.ranks[r].ops);
-        free(g.ranks[r].deps);
-    }
-    free(g.ranks);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -277,7 +239,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (export) {
-        rc = export_goal(s);
+        rc = sim_sched_write_goal(stdout, s);
         sim_sched_free(s);
         return rc ? 1 : 0;
     }

@@ -1,0 +1,172 @@
+/* tests/sim/test_sim_coll.c — credosim on src/coll's own schedules: the coll: patterns give the
+ * same finish times as their GOAL text export read back, and LogGOPSim's golden values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim/sim.h"
+#include "sim/sim_pattern.h"
+
+static sim_config cfg_loggops(void)
+{
+    sim_config c;
+    memset(&c, 0, sizeof c);
+    sim_cluster_default(&c.cl);
+    sim_loggops_default(&c.lg);
+    return c;
+}
+
+/* Cluster model with flow control: the round trip must hold there too (credits, packets). */
+static sim_config cfg_cluster(const char *fc)
+{
+    sim_config c = cfg_loggops();
+    c.cl.enabled = 1;
+    c.cl.ppn = 4;
+    c.cl.fc = fc;
+    c.cl.slots_per_peer = 8;
+    return c;
+}
+
+static uint64_t *run(sim_sched *s, const sim_config *c)
+{
+    uint64_t *f = calloc(s->nranks, sizeof *f);
+    assert_non_null(f);
+    char err[256];
+    if (sim_run(s, c, f, NULL, err, sizeof err) != 0)
+        fail_msg("sim_run: %s", err);
+    return f;
+}
+
+/* Builds spec through src/coll, exports it as GOAL text, reads it back; both must finish every
+ * host at the same time. Returns the times of the src/coll-built schedule. */
+static uint64_t *roundtrip(const char *spec, uint32_t n, const sim_config *c)
+{
+    char err[256];
+    sim_sched *a = NULL, *b = NULL;
+    if (sim_pattern_build(spec, n, &a, err, sizeof err) != 0)
+        fail_msg("%s: %s", spec, err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(sim_sched_write_goal(f, a), 0);
+    fclose(f);
+    if (sim_sched_from_goal_mem(text, len, spec, &b, err, sizeof err) != 0)
+        fail_msg("%s read back: %s", spec, err);
+    free(text);
+    assert_int_equal(a->nops, b->nops);
+    uint64_t *fa = run(a, c), *fb = run(b, c);
+    for (uint32_t r = 0; r < n; r++) {
+        if (fa[r] != fb[r])
+            fail_msg("%s: host %u: src/coll schedule %llu ns, its GOAL text %llu ns", spec, r,
+                     (unsigned long long)fa[r], (unsigned long long)fb[r]);
+        assert_true(fa[r] > 0);
+    }
+    sim_sched_free(a);
+    sim_sched_free(b);
+    free(fb);
+    return fa;
+}
+
+static void test_barrier_golden(void **state)
+{
+    (void)state;
+    sim_config c = cfg_loggops();
+    uint64_t *f = roundtrip("coll:barrier", 16, &c);
+    for (int r = 0; r < 16; r++)
+        assert_int_equal(f[r], 22000); /* LogGOPSim, dissemination_16.goal */
+    free(f);
+    /* and the file itself */
+    sim_sched *s = NULL;
+    char err[256];
+    assert_int_equal(sim_sched_from_goal_file(SIM_TEST_DATA_DIR "/dissemination_16.goal", &s, err,
+                                              sizeof err), 0);
+    uint64_t *g = run(s, &c);
+    for (int r = 0; r < 16; r++)
+        assert_int_equal(g[r], 22000);
+    sim_sched_free(s);
+    free(g);
+}
+
+static void test_bcast_binomial(void **state)
+{
+    (void)state;
+    sim_config c = cfg_loggops();
+    /* 1 byte, as LogGOPSim's binary_tree_16.goal: golden host 0 6000 ns (four sends at o = 1500),
+     * host 15 22000 ns (four levels of o + L + o); the other hosts equal the file's times too. */
+    uint64_t *f = roundtrip("coll:bcast:1:binomial", 16, &c);
+    assert_int_equal(f[0], 6000);
+    assert_int_equal(f[15], 22000);
+    sim_sched *s = NULL;
+    char err[256];
+    assert_int_equal(sim_sched_from_goal_file(SIM_TEST_DATA_DIR "/binary_tree_16.goal", &s, err,
+                                              sizeof err), 0);
+    uint64_t *g = run(s, &c);
+    for (int r = 0; r < 16; r++)
+        assert_int_equal(f[r], g[r]);
+    sim_sched_free(s);
+    free(g);
+    free(f);
+    /* 8 bytes: each level also pays (s-1)G = 42 ns at the receiver */
+    f = roundtrip("coll:bcast:8:binomial", 16, &c);
+    assert_int_equal(f[15], 4 * (1500 + 2500 + 1500 + 7 * 6));
+    free(f);
+}
+
+static void test_allreduce_recdbl(void **state)
+{
+    (void)state;
+    sim_config c = cfg_loggops();
+    uint64_t *f = roundtrip("coll:allreduce:8:recursive_doubling", 16, &c);
+    /* 4 exchange rounds, all hosts symmetric: every host finishes at the same time */
+    for (int r = 1; r < 16; r++)
+        assert_int_equal(f[r], f[0]);
+    free(f);
+    f = roundtrip("coll:allreduce:8:recursive_doubling", 12, &c); /* non-power-of-two fold */
+    free(f);
+}
+
+static void test_cluster_roundtrip(void **state)
+{
+    (void)state;
+    const char *specs[] = {"coll:barrier", "coll:bcast:2048", "coll:allreduce:1024",
+                           "coll:alltoall:2048", "coll:allgather:512"};
+    const char *fcs[] = {"none", "static", "dynamic"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+        for (size_t k = 0; k < 3; k++) {
+            sim_config c = cfg_cluster(fcs[k]);
+            free(roundtrip(specs[i], 16, &c));
+        }
+}
+
+static void test_bad_specs(void **state)
+{
+    (void)state;
+    char err[256];
+    sim_sched *s = NULL;
+    assert_int_equal(sim_pattern_build("coll:frobnicate", 16, &s, err, sizeof err), -1);
+    assert_non_null(strstr(err, "coll:NAME"));
+    assert_int_equal(sim_pattern_build("coll:bcast:8:ring", 16, &s, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not valid"));
+    assert_int_equal(sim_pattern_build("coll:bcast:x", 16, &s, err, sizeof err), -1);
+    assert_non_null(strstr(err, "BYTES"));
+    assert_null(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_barrier_golden),
+        cmocka_unit_test(test_bcast_binomial),
+        cmocka_unit_test(test_allreduce_recdbl),
+        cmocka_unit_test(test_cluster_roundtrip),
+        cmocka_unit_test(test_bad_specs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
