@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "pmi_field.h"
+
 /* Longest wire message we accept; credorun advertises vallen_max 4096, hydra 1024. */
 #define BOOT_LINE_MAX 16384
 
@@ -29,10 +31,8 @@ int bootio_read_line(boot_conn *c, char *line, size_t cap, int timeout_ms);
 /* Reads exactly len bytes. */
 int bootio_read_exact(boot_conn *c, char *buf, size_t len, int timeout_ms);
 
-/* Finds `key` among `sep`-separated key=value fields of msg, copies its value into out.
- * Returns 0 when found, -1 otherwise. Order-independent: Slurm and hydra order fields differently. */
-int boot_field(const char *msg, char sep, const char *key, char *out, size_t outlen);
-/* Same, parsed as a decimal int; -1 when missing or not a number. */
+
+/* boot_field, parsed as a decimal int; -1 when missing or not a number. */
 int boot_field_int(const char *msg, char sep, const char *key, int *out);
 
 /* Backends. Each returns 0 or -1 with the error set. pmiid >= 0 means PMI_PORT mode (hydra

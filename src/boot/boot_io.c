@@ -145,30 +145,6 @@ int bootio_read_exact(boot_conn *c, char *buf, size_t len, int timeout_ms)
     return 0;
 }
 
-int boot_field(const char *msg, char sep, const char *key, char *out, size_t outlen)
-{
-    size_t klen = strlen(key);
-    const char *p = msg;
-    while (*p) {
-        while (*p == sep)
-            p++;
-        const char *end = strchr(p, sep);
-        if (!end)
-            end = p + strlen(p);
-        if ((size_t)(end - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-            const char *v = p + klen + 1;
-            size_t vlen = (size_t)(end - v);
-            if (vlen >= outlen)
-                return -1;
-            memcpy(out, v, vlen);
-            out[vlen] = '\0';
-            return 0;
-        }
-        p = end;
-    }
-    return -1;
-}
-
 int boot_field_int(const char *msg, char sep, const char *key, int *out)
 {
     char v[32], *end;

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmi_field.h"
+
 #define PMI_KVSNAME_MAX 256
 #define PMI_KEYLEN_MAX 256
 #define PMI_VALLEN_MAX 4096
@@ -460,30 +462,6 @@ static void reply2(rank_state *r, const char *fmt, ...)
     queue_reply(r, msg, (size_t)n + 6);
 }
 
-/* Finds key=value among sep-separated fields; copies the value (truncated to outlen) or returns -1. */
-static int field(const char *msg, char sep, const char *key, char *out, size_t outlen)
-{
-    size_t klen = strlen(key);
-    const char *p = msg;
-    while (*p) {
-        while (*p == sep)
-            p++;
-        const char *end = strchr(p, sep);
-        if (!end)
-            end = p + strlen(p);
-        if ((size_t)(end - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-            const char *v = p + klen + 1;
-            size_t vlen = (size_t)(end - v);
-            if (vlen >= outlen)
-                return -2;
-            memcpy(out, v, vlen);
-            out[vlen] = '\0';
-            return 0;
-        }
-        p = end;
-    }
-    return -1;
-}
 
 static void kill_job(void);
 
@@ -538,14 +516,14 @@ static void serve_pmi1(int idx, char *line)
 {
     rank_state *r = &ranks[idx];
     char cmd[64], key[PMI_KEYLEN_MAX + 1], val[PMI_VALLEN_MAX + 1];
-    if (field(line, ' ', "cmd", cmd, sizeof cmd) != 0) {
+    if (boot_field(line, ' ', "cmd", cmd, sizeof cmd) != 0) {
         note("rank %d sent a malformed PMI message '%.80s'", idx, line);
         reply1(r, "cmd=error rc=-1 msg=malformed_message");
         return;
     }
     if (strcmp(cmd, "init") == 0) {
         int ver = 1;
-        if (field(line, ' ', "pmi_version", val, sizeof val) == 0)
+        if (boot_field(line, ' ', "pmi_version", val, sizeof val) == 0)
             ver = atoi(val);
         if (ver == 2) {
             reply1(r, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0");
@@ -564,8 +542,8 @@ static void serve_pmi1(int idx, char *line)
     } else if (strcmp(cmd, "get_appnum") == 0) {
         reply1(r, "cmd=appnum appnum=0");
     } else if (strcmp(cmd, "put") == 0) {
-        int kr = field(line, ' ', "key", key, sizeof key);
-        int vr = field(line, ' ', "value", val, sizeof val);
+        int kr = boot_field(line, ' ', "key", key, sizeof key);
+        int vr = boot_field(line, ' ', "value", val, sizeof val);
         if (kr == -2 || vr == -2)
             reply1(r, "cmd=put_result rc=-1 msg=key_or_value_too_long");
         else if (kr != 0 || !key[0])
@@ -578,7 +556,7 @@ static void serve_pmi1(int idx, char *line)
         }
     } else if (strcmp(cmd, "get") == 0) {
         const char *v = NULL;
-        if (field(line, ' ', "key", key, sizeof key) == 0)
+        if (boot_field(line, ' ', "key", key, sizeof key) == 0)
             v = kvs_get(key);
         if (v)
             reply1(r, "cmd=get_result rc=0 msg=success value=%s", v);
@@ -591,7 +569,7 @@ static void serve_pmi1(int idx, char *line)
         reply1(r, "cmd=finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         int code = 1;
-        if (field(line, ' ', "exitcode", val, sizeof val) == 0)
+        if (boot_field(line, ' ', "exitcode", val, sizeof val) == 0)
             code = atoi(val);
         rank_aborted(idx, code);
     } else {
@@ -604,7 +582,7 @@ static void serve_pmi2(int idx, char *msg)
 {
     rank_state *r = &ranks[idx];
     char cmd[64], key[PMI_KEYLEN_MAX + 1], val[PMI_VALLEN_MAX + 1];
-    if (field(msg, ';', "cmd", cmd, sizeof cmd) != 0) {
+    if (boot_field(msg, ';', "cmd", cmd, sizeof cmd) != 0) {
         note("rank %d sent a malformed PMI-2 message '%.80s'", idx, msg);
         reply2(r, "cmd=error;rc=-1;errmsg=malformed message;");
         return;
@@ -616,8 +594,8 @@ static void serve_pmi2(int idx, char *msg)
     } else if (strcmp(cmd, "job-getid") == 0) {
         reply2(r, "cmd=job-getid-response;jobid=%s;rc=0;", kvsname);
     } else if (strcmp(cmd, "kvs-put") == 0) {
-        int kr = field(msg, ';', "key", key, sizeof key);
-        int vr = field(msg, ';', "value", val, sizeof val);
+        int kr = boot_field(msg, ';', "key", key, sizeof key);
+        int vr = boot_field(msg, ';', "value", val, sizeof val);
         if (kr == -2 || vr == -2)
             reply2(r, "cmd=kvs-put-response;rc=-1;errmsg=key or value too long;");
         else if (kr != 0 || !key[0])
@@ -630,7 +608,7 @@ static void serve_pmi2(int idx, char *msg)
         }
     } else if (strcmp(cmd, "kvs-get") == 0) {
         const char *v = NULL;
-        if (field(msg, ';', "key", key, sizeof key) == 0)
+        if (boot_field(msg, ';', "key", key, sizeof key) == 0)
             v = kvs_get(key);
         if (v)
             reply2(r, "cmd=kvs-get-response;rc=0;found=TRUE;value=%s;", v);
