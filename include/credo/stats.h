@@ -28,6 +28,8 @@ typedef struct credo_fc_stats {
     uint64_t monitoring_points;     /* dynamic scheme */
     uint64_t fc_state_bytes;        /* bytes of flow-control state in this process */
     uint64_t spilled_slots;         /* credits released early to break a matching deadlock */
+    uint64_t occupancy_samples;     /* how many times the owner sampled its mailbox occupancy */
+    uint64_t occupancy_sum;         /* sum of those samples: mean occupancy = sum / samples */
 } credo_fc_stats;
 
 /* Fills *out with this rank's counters; 0 on success, -1 if credo is not initialised. */

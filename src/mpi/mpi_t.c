@@ -50,6 +50,8 @@ static const pvar_desc pvars[] = {
     PV(monitoring_points, COUNTER, "activity monitoring points reached (dynamic scheme)"),
     PV(fc_state_bytes, SIZE, "bytes of flow-control state in this process"),
     PV(spilled_slots, COUNTER, "credits released early to break a matching deadlock"),
+    PV(occupancy_samples, COUNTER, "mailbox occupancy samples taken by the owner"),
+    PV(occupancy_sum, COUNTER, "sum of the occupancy samples (mean = sum / samples), slots"),
 };
 #define NPVARS ((int)(sizeof pvars / sizeof pvars[0]))
 

@@ -171,10 +171,11 @@ static void fc_report(void)
         return;
     char line[1024];
     int len = snprintf(line, sizeof line,
-                       "credo fc rank %d: scheme=%s mailbox=%llu slots peak=%llu data_pkts=%llu credit_pkts=%llu "
+                       "credo fc rank %d: scheme=%s mailbox=%llu slots peak=%llu mean=%.1f data_pkts=%llu credit_pkts=%llu "
                        "piggybacked=%llu (%llu credits) delayed_sends=%llu delay=%.3f ms recv_pkts=%llu "
                        "unexpected_peak=%llu B held_peak=%llu slots spilled=%llu fc_state=%llu B",
                        P.rank, s.scheme, (unsigned long long)s.mailbox_slots, (unsigned long long)s.peak_occupancy,
+                       s.occupancy_samples ? (double)s.occupancy_sum / (double)s.occupancy_samples : 0.0,
                        (unsigned long long)s.data_packets_sent, (unsigned long long)s.credit_packets_sent,
                        (unsigned long long)s.piggybacked_returns, (unsigned long long)s.piggybacked_credits,
                        (unsigned long long)s.delayed_sends, (double)s.delay_ns / 1e6,
