@@ -84,6 +84,8 @@ typedef struct sim_cluster {
     uint32_t slots_per_peer;    /* S of the fc contract */
     uint32_t credit_slots;      /* C */
     int piggyback;              /* piggyback returned credits on data messages */
+    int rr_packets;             /* inject messages packet-by-packet round-robin (old model) instead
+                                   of message by message as src/p2p does */
     uint32_t eager_max;         /* bytes; above: rendezvous (one request packet + RMA get) */
     uint32_t pkt_payload;       /* bytes of MPI data+header per mailbox packet (56) */
     uint32_t mpi_header;        /* bytes of MPI header in the first packet (16) */

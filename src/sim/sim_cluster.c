@@ -437,9 +437,13 @@ static void cpu_step(sim_engine *E, uint32_t r)
         case PK_DATA:
             cost += c->fc_ns;
             *cpu = t + cost;
-            C->ops->on_retrieved(R->fc, p->src, 1);
+            /* As src/p2p: piggybacked credits first, then the slot is released. Unlike src/p2p,
+             * an unexpected message's slots are released at retrieval too, not when a receive
+             * matches it: holding them needs src/p2p's idle-time spill rule to stay deadlock-free,
+             * which this model does not have (docs/SIMULATOR.md). */
             if (p->value)
                 C->ops->on_ctrl(R->fc, p->src, FC_CTRL_CREDIT, p->value, 1);
+            C->ops->on_retrieved(R->fc, p->src, 1);
             if (p->last)
                 deliver(E, p->msg, *cpu);
             if (p->value)
@@ -482,10 +486,12 @@ static void cpu_step(sim_engine *E, uint32_t r)
                 return;
             j = &C->jb[ji];
             m = &E->m[j->msg];
+            int first = j->left == j->total;
             j->left--;
             int last = j->left == 0;
             C->pk[pi] = (sim_pkt){SIM_NIL, r, j->msg, 0, PK_DATA, (uint8_t)last};
-            if (last && c->piggyback)
+            /* As src/p2p: returned credits ride in the MPI header, i.e. on the first packet. */
+            if (first && c->piggyback)
                 C->pk[pi].value = C->ops->piggyback_take(R->fc, m->dst);
             *cpu = t + c->pio_ns + c->fc_ns;
             E->st.data_packets++;
@@ -495,9 +501,17 @@ static void cpu_step(sim_engine *E, uint32_t r)
                     sim_op_finished(E, r, m->op, *cpu);
                 C->jb[ji].next = C->jbfree;
                 C->jbfree = ji;
-            } else {
+            } else if (E->cfg->cl.rr_packets) {
                 /* round-robin: the message goes to the back so other destinations progress */
                 run_append(E, r, ji);
+            } else {
+                /* as src/p2p's send_push: a message is written as far as its credits go before the
+                 * next one starts, so a receiver sees its senders' messages one after another
+                 * instead of every sender's every message interleaved packet by packet */
+                j->next = R->run_head;
+                R->run_head = ji;
+                if (R->run_tail == SIM_NIL)
+                    R->run_tail = ji;
             }
         }
         drain_ctrl(E, r);

@@ -487,6 +487,132 @@ static void flush_freed(sim_engine *E)
     E->nfl = 0;
 }
 
+/* ---- grouped deferral ---------------------------------------------------------------------------- */
+
+enum { WK_CALC = 0, WK_SEND = 1, WK_MSG = 2 };
+
+/* The time the resources of a wait class are free (one CPU, one NIC per host). */
+static uint64_t wait_free(const sim_engine *E, uint32_t h, int wk)
+{
+    uint64_t t = E->nexto[h];
+    if (wk == WK_SEND)
+        t = max64(t, E->nextgs[h]);
+    else if (wk == WK_MSG)
+        t = max64(t, E->nextgr[h]);
+    return t;
+}
+
+static void wait_push_wake(sim_engine *E, uint32_t wi, uint32_t h)
+{
+    sim_wait *w = &E->waits[wi];
+    w->wake_seq = w->seq[0];
+    w->wake_live = 1;
+    sim_push(E, max64(wait_free(E, h, w->kind), E->now), w->wake_seq, wi, h, EV_WAKE);
+}
+
+/* Re-queues a busy event until `t`. With several CPUs or NICs per host an arrival's resources
+ * depend on the receive it matches at each try, so those schedules keep LogGOPSim's one-by-one
+ * re-queueing; otherwise the event joins its class and the class's wake event is kept at the
+ * lowest seq. Results are identical either way (test_grouped_deferral_exact). */
+static void defer(sim_engine *E, const sim_event *ev, uint64_t t, int wk)
+{
+    uint32_t h = EV_HOST(ev);
+    if (E->nc != 1 || E->nn != 1 || !E->wait_of) {
+        sim_push(E, t, ev->seq, ev->ref, h, EV_KIND(ev));
+        return;
+    }
+    uint32_t *slot = &E->wait_of[(size_t)h * 3 + (size_t)wk];
+    if (*slot == SIM_NIL) {
+        if (E->nwaits == E->capwaits) {
+            uint32_t cap = E->capwaits ? E->capwaits * 2 : 64;
+            sim_wait *nw = realloc(E->waits, cap * sizeof *nw);
+            if (!nw) {
+                sim_fail(E, "out of memory for deferred events");
+                return;
+            }
+            E->waits = nw;
+            E->capwaits = cap;
+        }
+        E->waits[E->nwaits] = (sim_wait){.kind = (uint8_t)wk};
+        *slot = E->nwaits++;
+    }
+    sim_wait *w = &E->waits[*slot];
+    if (w->n == w->cap) {
+        uint32_t cap = w->cap ? w->cap * 2 : 8;
+        uint64_t *ns = realloc(w->seq, cap * sizeof *ns);
+        if (ns)
+            w->seq = ns;
+        uint32_t *nr = ns ? realloc(w->ref, cap * sizeof *nr) : NULL;
+        if (!nr) {
+            sim_fail(E, "out of memory for deferred events");
+            return;
+        }
+        w->ref = nr;
+        w->cap = cap;
+    }
+    /* sift up */
+    uint32_t i = w->n++;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (w->seq[p] <= ev->seq)
+            break;
+        w->seq[i] = w->seq[p];
+        w->ref[i] = w->ref[p];
+        i = p;
+    }
+    w->seq[i] = ev->seq;
+    w->ref[i] = ev->ref;
+    if (!w->wake_live || ev->seq < w->wake_seq)
+        wait_push_wake(E, *slot, h); /* an older wake becomes stale */
+}
+
+static void wait_pop(sim_wait *w, uint64_t *seq, uint32_t *ref)
+{
+    *seq = w->seq[0];
+    *ref = w->ref[0];
+    uint64_t ls = w->seq[--w->n];
+    uint32_t lr = w->ref[w->n], i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= w->n)
+            break;
+        if (c + 1 < w->n && w->seq[c + 1] < w->seq[c])
+            c++;
+        if (ls <= w->seq[c])
+            break;
+        w->seq[i] = w->seq[c];
+        w->ref[i] = w->ref[c];
+        i = c;
+    }
+    if (w->n) {
+        w->seq[i] = ls;
+        w->ref[i] = lr;
+    }
+}
+
+static void lg_op(sim_engine *E, const sim_event *ev);
+static void lg_msg(sim_engine *E, const sim_event *ev);
+
+/* A wake event: the class's lowest-seq member tries again, exactly as its own re-queued event
+ * would have at this key; then the class gets a wake for its next member. */
+static void wait_wake(sim_engine *E, const sim_event *ev)
+{
+    uint32_t wi = ev->ref, h = EV_HOST(ev);
+    sim_wait *w = &E->waits[wi];
+    if (!w->wake_live || ev->seq != w->wake_seq || w->n == 0)
+        return; /* stale: a member with a lower seq joined after this wake was queued */
+    w->wake_live = 0;
+    sim_event m = {ev->time, 0, 0, h | ((uint32_t)(w->kind == WK_MSG ? EV_MSG : EV_OP) << 28)};
+    wait_pop(w, &m.seq, &m.ref);
+    if (w->kind == WK_MSG)
+        lg_msg(E, &m);
+    else
+        lg_op(E, &m);
+    w = &E->waits[wi]; /* defer() may have grown the array */
+    if (w->n && !w->wake_live)
+        wait_push_wake(E, wi, h);
+}
+
 /* ---- LogGOPS model ----------------------------------------------------------------------------- */
 
 static inline uint64_t minus1(uint64_t s) { return s ? s - 1 : 0; }
@@ -514,7 +640,7 @@ static void lg_op(sim_engine *E, const sim_event *ev)
     switch (o->kind) {
     case SIM_CALC:
         if (*cpu > t) {
-            sim_push(E, *cpu, ev->seq, opi, h, EV_OP);
+            defer(E, ev, *cpu, WK_CALC);
             return;
         }
         *cpu = t + o->size;
@@ -528,7 +654,7 @@ static void lg_op(sim_engine *E, const sim_event *ev)
         }
         uint64_t *gs = &E->nextgs[(size_t)h * E->nn + o->nic];
         if (*cpu > t || *gs > t) {
-            sim_push(E, max64(*cpu, *gs), ev->seq, opi, h, EV_OP);
+            defer(E, ev, max64(*cpu, *gs), WK_SEND);
             return;
         }
         sim_op_started(E, h, opi, t);
@@ -587,7 +713,7 @@ static void lg_msg(sim_engine *E, const sim_event *ev)
     uint64_t *cpu = &E->nexto[(size_t)h * E->nc + c];
     uint64_t *gr = &E->nextgr[(size_t)h * E->nn + n];
     if (*cpu > t || *gr > t) {
-        sim_push(E, max64(*cpu, *gr), ev->seq, mi, h, EV_MSG);
+        defer(E, ev, max64(*cpu, *gr), WK_MSG);
         return;
     }
     uint64_t s1 = minus1(m->size);
@@ -665,6 +791,16 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
         sim_fail(&E, "out of memory for %u hosts", s->nranks);
         goto out;
     }
+    const char *ungrouped = getenv("CREDOSIM_UNGROUPED");
+    if (E.nc == 1 && E.nn == 1 && (!ungrouped || !*ungrouped)) {
+        /* CREDOSIM_UNGROUPED=1 keeps LogGOPSim's one-by-one re-queueing (to compare) */
+        E.wait_of = malloc((nh ? nh : 1) * 3 * sizeof *E.wait_of);
+        if (!E.wait_of) {
+            sim_fail(&E, "out of memory for %u hosts", s->nranks);
+            goto out;
+        }
+        memset(E.wait_of, 0xff, (nh ? nh : 1) * 3 * sizeof *E.wait_of);
+    }
     E.uq_tail = E.uq_head + nh;
     E.wr_head = E.uq_tail + nh;
     E.wr_tail = E.wr_head + nh;
@@ -694,6 +830,9 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
             break;
         case EV_MSG:
             lg_msg(&E, &ev);
+            break;
+        case EV_WAKE:
+            wait_wake(&E, &ev);
             break;
         default:
             sim_cl_event(&E, &ev);
@@ -751,5 +890,11 @@ out:
     free(E.m);
     free(E.bk);
     free(E.fl);
+    for (uint32_t i = 0; i < E.nwaits; i++) {
+        free(E.waits[i].seq);
+        free(E.waits[i].ref);
+    }
+    free(E.waits);
+    free(E.wait_of);
     return rc;
 }

@@ -26,6 +26,7 @@ enum sim_ev_kind {
     EV_PKT = 2,   /* ref = packet: cluster model, packet lands in a mailbox */
     EV_CPU = 3,   /* cluster model: the rank's CPU is free, run its progress engine */
     EV_RMA = 4,   /* ref = msg: cluster model, rendezvous RMA get finished */
+    EV_WAKE = 5,  /* ref = wait class: its lowest-seq deferred event may try again */
 };
 #define EV_HOST(e) ((e)->hostkind & 0x0fffffffu)
 #define EV_KIND(e) ((e)->hostkind >> 28)
@@ -77,6 +78,18 @@ typedef struct sim_freed {
 
 struct sim_cl; /* cluster model state, sim_cluster.c */
 
+/* Events deferred on the same busy resources (one host's calcs, its sends or its arrivals, with
+ * one CPU and one NIC per host): a heap by seq, represented in the event queue by one wake event.
+ * All members wait for the same free time, so their LogGOPSim keys are (free time, own seq) and
+ * only the lowest seq can be next; the others would only be popped to be re-queued (O(k^2)). */
+typedef struct sim_wait {
+    uint64_t *seq;    /* heap by seq; parallel array ref */
+    uint32_t *ref;
+    uint32_t n, cap;
+    uint64_t wake_seq; /* seq of the live wake event (a stale one is skipped) */
+    uint8_t wake_live, kind;
+} sim_wait;
+
 typedef struct sim_engine {
     sim_sched *s;
     const sim_config *cfg;
@@ -98,6 +111,10 @@ typedef struct sim_engine {
     sim_freed *fl;
     size_t nfl, capfl;
     uint64_t ops_done;
+    /* grouped deferral (nc == nn == 1 only): per host and event kind (calc, send, message) */
+    uint32_t *wait_of;          /* 3 per host: index into waits, or SIM_NIL */
+    sim_wait *waits;
+    uint32_t nwaits, capwaits;
     sim_stats st;
     struct sim_cl *cl;
     char *err;

@@ -145,6 +145,45 @@ static void test_cluster_roundtrip(void **state)
         }
 }
 
+/* Grouped deferral (sim_engine.c) must give exactly LogGOPSim's one-by-one re-queueing results,
+ * with fewer events when many operations wait on one CPU. */
+static void test_grouped_deferral_exact(void **state)
+{
+    (void)state;
+    const char *specs[] = {"alltoall:2048", "coll:alltoall:2048", "coll:alltoall:100000",
+                           "coll:allreduce:4096", "coll:gather:1024", "pingpong:8:4", "phased:512"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        uint64_t *f[2], ev[2];
+        for (int k = 0; k < 2; k++) {
+            if (k)
+                setenv("CREDOSIM_UNGROUPED", "1", 1);
+            else
+                unsetenv("CREDOSIM_UNGROUPED");
+            sim_sched *s = NULL;
+            char err[256];
+            if (sim_pattern_build(specs[i], 64, &s, err, sizeof err) != 0)
+                fail_msg("%s: %s", specs[i], err);
+            sim_config c = cfg_loggops();
+            sim_stats st;
+            f[k] = calloc(64, sizeof *f[k]);
+            if (sim_run(s, &c, f[k], &st, err, sizeof err) != 0)
+                fail_msg("%s: %s", specs[i], err);
+            ev[k] = st.events;
+            sim_sched_free(s);
+        }
+        unsetenv("CREDOSIM_UNGROUPED");
+        for (int r = 0; r < 64; r++)
+            if (f[0][r] != f[1][r])
+                fail_msg("%s: host %d: grouped %llu ns, one by one %llu ns", specs[i], r,
+                         (unsigned long long)f[0][r], (unsigned long long)f[1][r]);
+        assert_true(ev[0] <= ev[1]);
+        if (i == 0)
+            assert_true(ev[0] * 4 < ev[1]); /* 63 sends per host on one CPU: k^2 -> k */
+        free(f[0]);
+        free(f[1]);
+    }
+}
+
 static void test_bad_specs(void **state)
 {
     (void)state;
@@ -166,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_bcast_binomial),
         cmocka_unit_test(test_allreduce_recdbl),
         cmocka_unit_test(test_cluster_roundtrip),
+        cmocka_unit_test(test_grouped_deferral_exact),
         cmocka_unit_test(test_bad_specs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,9 +26,14 @@ static void usage(FILE *f)
             "  --fc none|static|dynamic   flow-control scheme of src/fc (default none)\n"
             "  --slots S               mailbox slots per sender (default 64)   --credit-slots C (2)\n"
             "  --no-piggyback          --eager BYTES (2048)\n"
+            "  --rr-packets            interleave messages packet by packet (default: message by\n"
+            "                          message, as src/p2p writes them)\n"
             "Output: --csv (host,finish_ns per host)  --seed N  --quiet (no progress bar)\n"
             "Patterns: barrier, alltoall:B, pingpong:B, sendrecv:B, exchange:B, bcast:B, reduce:B,\n"
-            "  allreduce:B, allgather:B, gather:B, scatter:B, phased:B[:REPS]; add :ITERS to repeat.\n");
+            "  allreduce:B, allgather:B, gather:B, scatter:B, phased:B[:REPS]; add :ITERS to repeat.\n"
+            "  coll:NAME[:B[:ALG]]: src/coll's own schedule (barrier, bcast, reduce, allreduce, gather,\n"
+            "  scatter, allgather, alltoall, reduce_scatter_block, scan, exscan; ALG: dissemination,\n"
+            "  binomial, scatter_allgather, recursive_doubling, ring, linear, pairwise).\n");
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out)
@@ -185,6 +190,9 @@ int main(int argc, char **argv)
             cfg.cl.eager_max = (uint32_t)v;
         } else if (strcmp(a, "--no-piggyback") == 0) {
             cfg.cl.piggyback = 0;
+        } else if (strcmp(a, "--rr-packets") == 0) {
+            cfg.cl.rr_packets = 1;
+            cfg.cl.enabled = 1;
         } else if (strcmp(a, "--csv") == 0) {
             csv = 1;
         } else if (strcmp(a, "--quiet") == 0) {
