@@ -406,24 +406,17 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     static const char fn[] = "MPI_Recv";
     if (unlikely(!recv_fast_ok(buf, count, datatype, source, tag, comm)))
         return recv_slow(fn, buf, count, datatype, source, tag, comm, status);
-    p2p_req *r;
-    int rc = p2p_irecv(BUF_AT(buf, datatype->lb), (size_t)count * datatype->size,
-                       source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source], tag,
-                       comm->ctx, &r);
-    if (unlikely(rc != P2P_OK))
-        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "receive failed");
-    r->on_complete = NULL;
-    if (!r->done)
-        p2p_wait(r);
-    rc = r->status.error;
+    p2p_status ps;
+    int rc = p2p_recv(BUF_AT(buf, datatype->lb), (size_t)count * datatype->size,
+                      source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source], tag,
+                      comm->ctx, &ps);
     if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = comm_source(comm, r->status.source);
-        status->MPI_TAG = r->status.tag;
+        status->MPI_SOURCE = comm_source(comm, ps.source);
+        status->MPI_TAG = ps.tag;
         status->MPI_ERROR = mpi_err_of_p2p(rc);
         status->credo_cancelled = 0;
-        status->credo_count_bytes = (long long)r->status.bytes;
+        status->credo_count_bytes = (long long)ps.bytes;
     }
-    p2p_req_free(r);
     if (unlikely(rc != P2P_OK))
         return mpi_error(comm, mpi_err_of_p2p(rc), fn, "%s", recv_failure(mpi_err_of_p2p(rc)));
     return MPI_SUCCESS;

@@ -1152,12 +1152,62 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
     return 0;
 }
 
+/* Blocking-receive fast path: a specific-source receive with nothing queued that could match before
+ * it waits at the mailbox head and, when the next chunk is a one-slot eager message that matches,
+ * copies it straight into the user buffer: no request, no posted list. Anything else (another
+ * sender's chunk, a longer message, queued work of our own, a long wait) falls back to the general
+ * path, which then finds the chunk still at the head. Returns 1 if the message was delivered. */
+static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
+{
+    mbox *mb = &P.self;
+    for (uint32_t spins = 0;; spins++) {
+        uint64_t idx = P.head;
+        if (mbox_ready(mb, idx)) {
+            const mbox_slot_hdr *h = mbox_hdr(mb, idx);
+            if (h->kind != MBOX_PKT_EAGER || h->nslots != 1 || h->src != src)
+                return 0;
+            const unsigned char *slot = mbox_slot(mb, idx);
+            mbox_msg_hdr mh;
+            memcpy(&mh, slot + sizeof(mbox_slot_hdr), sizeof mh);
+            if (mh.ctx != ctx || (tag != P2P_ANY_TAG && mh.tag != tag) || mh.len > bytes)
+                return 0;
+            if (mh.len)
+                memcpy(buf, slot + FIRST_OFF, mh.len);
+            P.in_poll = 1;
+            if (mh.piggy && P.fc_credits)
+                P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
+            fc_release(src, 1);
+            P.st.packets_received++;
+            P.head = idx + 1;
+            /* release: see poll_mailbox */
+            atomic_store_explicit(&mb->ctl->head, P.head, memory_order_release);
+            P.in_poll = 0;
+            if (P.fc_dirty) {
+                P.fc_dirty = 0;
+                send_fc_ctrl_packets();
+            }
+            if (st)
+                *st = (p2p_status){src, mh.tag, P2P_OK, 0, mh.len};
+            return 1;
+        }
+        if (P.nactive || P.copy_head || spins >= P.spin_polls)
+            return 0;
+        cpu_relax();
+    }
+}
+
 int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
 {
+    if (src >= 0 && src != P.rank && !P.posted_head && !P.uq[src].head && !P.rs[src].req &&
+        !P.rs[src].ue && recv_direct(buf, bytes, src, tag, ctx, st))
+        return 0;
     p2p_req *r;
     int rc = p2p_irecv(buf, bytes, src, tag, ctx, &r);
-    if (rc)
+    if (rc) {
+        if (st)
+            *st = (p2p_status){src, tag, rc, 0, 0};
         return rc;
+    }
     p2p_wait(r);
     if (st)
         *st = r->status;
