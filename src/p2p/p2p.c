@@ -1169,7 +1169,9 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
             const unsigned char *slot = mbox_slot(mb, idx);
             mbox_msg_hdr mh;
             memcpy(&mh, slot + sizeof(mbox_slot_hdr), sizeof mh);
-            if (mh.ctx != ctx || (tag != P2P_ANY_TAG && mh.tag != tag) || mh.len > bytes)
+            /* a one-slot first chunk may still start a longer message that flow control cut */
+            if (mh.ctx != ctx || (tag != P2P_ANY_TAG && mh.tag != tag) || mh.len > bytes ||
+                mh.len > P.first_room)
                 return 0;
             if (mh.len)
                 memcpy(buf, slot + FIRST_OFF, mh.len);
