@@ -169,14 +169,24 @@ static inline void mbox_put_bytes(mbox *mb, uint64_t idx, size_t off, const void
 {
     const unsigned char *p = src;
     size_t room = mb->slot_size - off;
+    size_t n = len < room ? len : room;
+    memcpy(mbox_slot(mb, idx) + off, p, n);
+    p += n;
+    len -= n;
+    idx++;
+    if (mb->slot_size == 64) {
+        /* The default 64-byte slot carries 56 bytes: a constant-size copy the compiler inlines as
+         * a few vector moves, instead of a libc call per slot (37 of them for a 2 KB message). */
+        for (; len >= 56; len -= 56, p += 56, idx++)
+            memcpy(mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), p, 56);
+    }
+    room = mb->slot_size - sizeof(mbox_slot_hdr);
     while (len) {
-        size_t n = len < room ? len : room;
-        memcpy(mbox_slot(mb, idx) + off, p, n);
+        n = len < room ? len : room;
+        memcpy(mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), p, n);
         p += n;
         len -= n;
         idx++;
-        off = sizeof(mbox_slot_hdr);
-        room = mb->slot_size - off;
     }
 }
 
@@ -184,14 +194,22 @@ static inline void mbox_get_bytes(const mbox *mb, uint64_t idx, size_t off, void
 {
     unsigned char *p = dst;
     size_t room = mb->slot_size - off;
+    size_t n = len < room ? len : room;
+    memcpy(p, mbox_slot(mb, idx) + off, n);
+    p += n;
+    len -= n;
+    idx++;
+    if (mb->slot_size == 64) { /* see mbox_put_bytes */
+        for (; len >= 56; len -= 56, p += 56, idx++)
+            memcpy(p, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), 56);
+    }
+    room = mb->slot_size - sizeof(mbox_slot_hdr);
     while (len) {
-        size_t n = len < room ? len : room;
-        memcpy(p, mbox_slot(mb, idx) + off, n);
+        n = len < room ? len : room;
+        memcpy(p, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), n);
         p += n;
         len -= n;
         idx++;
-        off = sizeof(mbox_slot_hdr);
-        room = mb->slot_size - off;
     }
 }
 
