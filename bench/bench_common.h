@@ -205,4 +205,61 @@ static inline double bench_window_run(const bench_opts *o, char *sbuf, char *rbu
     return o->rank == 0 ? t : 0.0;
 }
 
+/* What a window benchmark reports per size. */
+enum bench_window_metric { BENCH_BW, BENCH_BIBW, BENCH_MSGRATE };
+
+/* The whole program of bw, bibw and msgrate: parse options, run bench_window_run for every size,
+ * print. osu_bw uses 100 windows; 1000 for small sizes is still only milliseconds and steadier on a
+ * noisy VM. Knee 1 MiB per window (16 KiB messages): beyond it, windows scale down so a size moves
+ * about 1 GiB (1 MiB: 15 windows); 16 MiB hits the floor of 3 windows (3 GiB). */
+static inline int bench_window_main(int argc, char **argv, const char *name, enum bench_window_metric m,
+                                    size_t max_default_size, const char *what)
+{
+    MPI_Init(&argc, &argv);
+    bench_opts o = {.name = name, .window = 64};
+    int rc = bench_parse(&o, argc, argv, 1000, max_default_size);
+    if (rc != 0) {
+        MPI_Finalize();
+        return rc < 0 ? 1 : 0;
+    }
+    size_t maxs = bench_max_size(&o);
+    char *sbuf = bench_alloc(maxs, 'a');
+    char *rbuf = bench_alloc(maxs, 'b');
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)o.window);
+    MPI_Status *stats = malloc(sizeof(MPI_Status) * 2 * (size_t)o.window);
+    if (!reqs || !stats)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (o.rank == 0) {
+        printf("# %s: %s, window %d\n", o.name, what, o.window);
+        if (m == BENCH_MSGRATE)
+            printf("# %10s %14s %14s %8s\n", "size(B)", "rate(msg/s)", "bw(MB/s)", "iters");
+        else
+            printf("# %10s %14s %8s\n", "size(B)", "bw(MB/s)", "iters");
+    }
+    for (int si = 0; si < o.nsizes; si++) {
+        size_t size = o.sizes[si];
+        long iters = bench_scale_iters(o.iters, size * (size_t)o.window, (size_t)1 << 20, 3);
+        long warm = bench_warmup(iters);
+        double t = bench_window_run(&o, sbuf, rbuf, size, iters, warm, m == BENCH_BIBW, reqs, stats);
+        if (o.rank != 0)
+            continue;
+        double msgs = (double)o.window * (double)iters * (m == BENCH_BIBW ? 2.0 : 1.0);
+        double mbs = msgs * (double)size / t / 1e6;
+        if (m == BENCH_MSGRATE) {
+            printf("# %10zu %14.0f %14.1f %8ld\n", size, msgs / t, mbs, iters);
+            bench_emit(name, size, msgs / t, "msg/s");
+        } else {
+            printf("# %10zu %14.1f %8ld\n", size, mbs, iters);
+            bench_emit(name, size, mbs, "MB/s");
+        }
+        fflush(stdout);
+    }
+    free(reqs);
+    free(stats);
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}
+
 #endif /* CREDO_BENCH_COMMON_H */
