@@ -51,6 +51,21 @@ static inline size_t bench_parse_size(const char *s, char **end)
     return (size_t)v;
 }
 
+/* Parses "a,b,c" (each as bench_parse_size) into sizes[]; 0 on success, -1 on a malformed list. */
+static inline int bench_parse_size_list(const char *v, size_t *sizes, int *n)
+{
+    char *p = (char *)v, *end;
+    *n = 0;
+    while (*p && *n < BENCH_MAX_SIZES) {
+        size_t s = bench_parse_size(p, &end);
+        if (end == p || (*end && *end != ','))
+            return -1;
+        sizes[(*n)++] = s;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
 /* Default size list: 1 B .. max_size in powers of two. 8 B is a power of two, so it is always in the
  * list; it is the size every table quotes for "small message" latency and rate. */
 static inline void bench_default_sizes(bench_opts *o, size_t max_size)
@@ -78,17 +93,10 @@ static inline int bench_parse(bench_opts *o, int argc, char **argv, long default
                 bench_usage(o);
             return 1;
         } else if (!strcmp(a, "--sizes") && v) {
-            char *p = (char *)v, *end;
-            o->nsizes = 0;
-            while (*p && o->nsizes < BENCH_MAX_SIZES) {
-                size_t s = bench_parse_size(p, &end);
-                if (end == p || (*end && *end != ',')) {
-                    if (o->rank == 0)
-                        fprintf(stderr, "%s: bad --sizes '%s'\n", o->name, v);
-                    return -1;
-                }
-                o->sizes[o->nsizes++] = s;
-                p = *end ? end + 1 : end;
+            if (bench_parse_size_list(v, o->sizes, &o->nsizes)) {
+                if (o->rank == 0)
+                    fprintf(stderr, "%s: bad --sizes '%s'\n", o->name, v);
+                return -1;
             }
             i++;
         } else if (!strcmp(a, "--iters") && v) {

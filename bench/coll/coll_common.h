@@ -61,17 +61,10 @@ static inline int coll_parse(coll_opts *o, int argc, char **argv, const char *co
                 coll_usage(o, names, nnames);
             return 1;
         } else if (!strcmp(a, "--sizes") && v) {
-            char *p = (char *)v, *end;
-            o->nsizes = 0;
-            while (*p && o->nsizes < BENCH_MAX_SIZES) {
-                size_t s = bench_parse_size(p, &end);
-                if (end == p || (*end && *end != ',')) {
-                    if (o->rank == 0)
-                        fprintf(stderr, "%s: bad --sizes '%s'\n", o->prog, v);
-                    return -1;
-                }
-                o->sizes[o->nsizes++] = s;
-                p = *end ? end + 1 : end;
+            if (bench_parse_size_list(v, o->sizes, &o->nsizes)) {
+                if (o->rank == 0)
+                    fprintf(stderr, "%s: bad --sizes '%s'\n", o->prog, v);
+                return -1;
             }
             i++;
         } else if (!strcmp(a, "--iters") && v) {
