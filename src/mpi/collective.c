@@ -1,5 +1,6 @@
 /* src/mpi/collective.c — every MPI collective (blocking and MPI-3 non-blocking) as a call into the
  * GOAL schedules of src/coll: argument checks, dense views of datatype buffers, request plumbing. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,11 +328,23 @@ static int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r
 
 /* ---- Barrier, Bcast ---- */
 
-static int do_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
+/* What every collective checks first, in this order: communicator, root (ROOT_NONE for the rootless
+ * ones), request pointer (non-blocking forms). */
+#define ROOT_NONE INT_MIN
+static int check_start(const char *fn, MPI_Comm comm, int root, MPI_Request *req)
 {
     int rc;
     CK(check_comm(fn, comm));
+    if (root != ROOT_NONE)
+        CK(check_root(fn, root, comm));
     CK(check_req(fn, req, comm, req != NULL));
+    return MPI_SUCCESS;
+}
+
+static int do_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
+{
+    int rc;
+    CK(check_start(fn, comm, ROOT_NONE, req));
     p2p_req *r = NULL;
     int grc = coll_ibarrier(&comm->coll, &r);
     return mc_finish(fn, comm, grc, MPI_SUCCESS, r, NULL, req);
@@ -364,9 +377,7 @@ static int do_reduce(const char *fn, const void *sb, void *rb, int count, MPI_Da
                      MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_root(fn, root, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, root, req));
     int at_root = comm->rank == root;
     if (sb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -404,8 +415,7 @@ static int do_allred(const char *fn, int kind, const void *sb, void *rb, int cou
                      MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, ROOT_NONE, req));
     int in_count = kind == RK_RSB ? count * comm->size : count;
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, in_count, dt));
@@ -445,8 +455,7 @@ static int do_reduce_scatter(const char *fn, const void *sb, void *rb, const int
                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, ROOT_NONE, req));
     if (rcounts == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "recvcounts is NULL");
     long long total = 0;
@@ -494,9 +503,7 @@ static int do_gather(const char *fn, const void *sb, int scount, MPI_Datatype st
                      int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_root(fn, root, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, root, req));
     int at_root = comm->rank == root, p = comm->size;
     if (sb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -524,9 +531,7 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
                       MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_root(fn, root, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, root, req));
     int at_root = comm->rank == root, p = comm->size;
     if (sb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -562,9 +567,7 @@ static int do_scatter(const char *fn, const void *sb, int scount, MPI_Datatype s
                       int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_root(fn, root, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, root, req));
     int at_root = comm->rank == root, p = comm->size;
     if (rb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -594,9 +597,7 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
                        MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_root(fn, root, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, root, req));
     int at_root = comm->rank == root, p = comm->size;
     if (rb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -630,8 +631,7 @@ static int do_allgather(const char *fn, const void *sb, int scount, MPI_Datatype
                         int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, ROOT_NONE, req));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
     CK(mpi_check_buf(comm, fn, rb, rcount, rt));
@@ -654,8 +654,7 @@ static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatyp
                          MPI_Request *req)
 {
     int rc, p = comm_ok(comm) ? comm->size : 0;
-    CK(check_comm(fn, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, ROOT_NONE, req));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
     CK(check_counts(fn, p, rcounts, displs, comm));
@@ -681,8 +680,7 @@ static int do_alltoall(const char *fn, const void *sb, int scount, MPI_Datatype 
                        int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, ROOT_NONE, req));
     int p = comm->size;
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
@@ -705,8 +703,7 @@ static int do_alltoallv(const char *fn, const void *sb, const int *scounts, cons
                         MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
     int rc, p = comm_ok(comm) ? comm->size : 0;
-    CK(check_comm(fn, comm));
-    CK(check_req(fn, req, comm, req != NULL));
+    CK(check_start(fn, comm, ROOT_NONE, req));
     if (sb != MPI_IN_PLACE) {
         CK(check_counts(fn, p, scounts, sdispls, comm));
         CK(check_type(fn, 0, st, comm));
