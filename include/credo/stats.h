@@ -35,6 +35,20 @@ typedef struct credo_fc_stats {
 /* Fills *out with this rank's counters; 0 on success, -1 if credo is not initialised. */
 int credo_fc_stats_get(credo_fc_stats *out);
 
+/* What flow control knows about one peer (a job rank), seen from this rank. */
+typedef struct credo_fc_peer_stats {
+    uint32_t credits;       /* as a sender: credits this rank holds towards the peer now */
+    uint32_t granted;       /* as a receiver: slots the peer's credits stand for (static: the quota Q) */
+    uint32_t intended;      /* as a receiver: quota the scheme aims at for the peer (dynamic moves it) */
+    uint32_t owed;          /* as a receiver: packets released from the peer, credits not yet returned */
+    uint32_t held_slots;    /* slots charged to the peer's unmatched (unexpected) messages here */
+    uint32_t queued_sends;  /* messages to the peer waiting for credits or ring room */
+} credo_fc_peer_stats;
+
+/* Fills *out for job rank `peer`; 0 on success, -1 if credo is not initialised or peer is out of range
+ * (or is this rank). */
+int credo_fc_peer_stats_get(int peer, credo_fc_peer_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -164,6 +164,20 @@ int credo_fc_stats_get(credo_fc_stats *out)
     return 0;
 }
 
+int credo_fc_peer_stats_get(int peer, credo_fc_peer_stats *out)
+{
+    if (!credo_rt.initialized || !P.fc || peer < 0 || peer >= P.size || peer == P.rank)
+        return -1;
+    fc_peer_view v;
+    if (P.fc->peer_view(P.fcs, (uint32_t)peer, &v))
+        return -1;
+    uint32_t queued = 0;
+    for (const preq *r = P.dq[peer].head; r; r = r->next)
+        queued++;
+    *out = (credo_fc_peer_stats){v.credits, v.granted, v.intended, v.owed, P.held_src[peer], queued};
+    return 0;
+}
+
 static void fc_report(void)
 {
     credo_fc_stats s;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "core/core.h"
+#include "credo/stats.h"
 #include "p2p/p2p.h"
 
 #define CHECK(c, ...)                                                                                      \
@@ -112,6 +113,13 @@ int main(int argc, char **argv)
             printf("p2p 8-byte half round trip: %.3f us\n", us);
     }
     barrier();
+    if (peer < n) {
+        /* everything was received: nothing is held unexpected here, nothing waits to be sent */
+        credo_fc_peer_stats ps;
+        CHECK(credo_fc_peer_stats_get(peer, &ps) == 0, "peer stats");
+        CHECK(ps.held_slots == 0 && ps.queued_sends == 0, "held %u queued %u", ps.held_slots, ps.queued_sends);
+        CHECK(credo_fc_peer_stats_get(me, &ps) == -1 && credo_fc_peer_stats_get(n, &ps) == -1, "bad peer accepted");
+    }
     if (me == 0)
         printf("p2p smoke: %d ranks OK\n", n);
     free(s);
