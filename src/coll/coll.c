@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/config.h"
 
 /* Everything that selects a schedule; zero-filled before use so memcmp compares it. */
 typedef struct coll_key {
@@ -37,16 +38,16 @@ struct coll_cache {
 
 /* ---------------------------------------------------------------------------------------------
  * Algorithm choice: the table of coll_build.c, overridable by CREDO_COLL_<COLLECTIVE>=<algorithm>
- * (unknown names fall back to the table). */
+ * (validated at start-up: an unknown name stops MPI_Init with a message). */
 
 static int choose(int kind, size_t bytes, int p, int commute, size_t count)
 {
-    const char *var = kind == CK_BCAST       ? "CREDO_COLL_BCAST"
-                      : kind == CK_ALLREDUCE ? "CREDO_COLL_ALLREDUCE"
-                      : kind == CK_ALLGATHER ? "CREDO_COLL_ALLGATHER"
-                      : kind == CK_ALLTOALL  ? "CREDO_COLL_ALLTOALL"
-                                             : NULL;
-    const char *v = var ? getenv(var) : NULL;
+    /* the settings were read and validated once at MPI_Init (src/core/config.c) */
+    const char *v = kind == CK_BCAST       ? credo_cfg.coll_bcast
+                    : kind == CK_ALLREDUCE ? credo_cfg.coll_allreduce
+                    : kind == CK_ALLGATHER ? credo_cfg.coll_allgather
+                    : kind == CK_ALLTOALL  ? credo_cfg.coll_alltoall
+                                           : NULL;
     return coll_choose(kind, bytes, p, commute, count, coll_algo_by_name(v));
 }
 

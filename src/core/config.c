@@ -3,6 +3,7 @@
 #include "core/config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,45 @@ const config_var credo_config_vars[] = {
     {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
     {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
      "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
+    {"CREDO_COLL_BCAST", CONFIG_STRING, "auto",
+     "Bcast algorithm: auto (table in docs/GOAL.md), binomial or scatter_allgather"},
+    {"CREDO_COLL_ALLREDUCE", CONFIG_STRING, "auto", "Allreduce algorithm: auto, recdbl or ring"},
+    {"CREDO_COLL_ALLGATHER", CONFIG_STRING, "auto", "Allgather algorithm: auto, recdbl or ring"},
+    {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear or pairwise"},
+    {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2"},
     {NULL, 0, NULL, NULL},
 };
+
+/* Accepted values of the CREDO_COLL_* settings, "auto" first. */
+static const struct {
+    const char *var;
+    const char *choices[4];
+    size_t off;
+} coll_choices[] = {
+    {"CREDO_COLL_BCAST", {"auto", "binomial", "scatter_allgather", NULL}, offsetof(credo_config, coll_bcast)},
+    {"CREDO_COLL_ALLREDUCE", {"auto", "recdbl", "ring", NULL}, offsetof(credo_config, coll_allreduce)},
+    {"CREDO_COLL_ALLGATHER", {"auto", "recdbl", "ring", NULL}, offsetof(credo_config, coll_allgather)},
+    {"CREDO_COLL_ALLTOALL", {"auto", "linear", "pairwise", NULL}, offsetof(credo_config, coll_alltoall)},
+};
+
+/* Stores a CREDO_COLL_* value ("" for auto); -1 with a message naming the choices if unknown. */
+static int set_coll_choice(credo_config *c, const char *name, const char *text, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof coll_choices / sizeof coll_choices[0]; i++) {
+        if (strcmp(coll_choices[i].var, name) != 0)
+            continue;
+        char *dst = (char *)c + coll_choices[i].off;
+        for (int k = 0; coll_choices[i].choices[k]; k++)
+            if (strcmp(text, coll_choices[i].choices[k]) == 0) {
+                snprintf(dst, 24, "%s", k == 0 ? "" : text);
+                return 0;
+            }
+        snprintf(err, errlen, "%s=%s: expected %s, %s or %s", name, text, coll_choices[i].choices[0],
+                 coll_choices[i].choices[1], coll_choices[i].choices[2]);
+        return -1;
+    }
+    return 0;
+}
 
 static int parse_size(const char *s, size_t *out)
 {
@@ -123,6 +161,14 @@ int config_load(char *err, size_t errlen)
             c.spin_polls = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_YIELD_US") == 0) {
             c.yield_us = (uint32_t)num;
+        } else if (strncmp(v->name, "CREDO_COLL_", 11) == 0) {
+            if (set_coll_choice(&c, v->name, text, err, errlen))
+                return -1;
+        } else if (strcmp(v->name, "CREDO_PMI") == 0) {
+            if (strcmp(text, "1") && strcmp(text, "2")) {
+                snprintf(err, errlen, "CREDO_PMI=%s: expected 1 or 2", text);
+                return -1;
+            }
         } else if (strcmp(v->name, "CREDO_DEBUG") == 0) {
             c.debug = (int)num;
         } else if (strcmp(v->name, "CREDO_PROGRESS_THREAD") == 0) {

@@ -28,6 +28,8 @@ typedef struct credo_config {
     uint32_t spin_polls;       /* CREDO_SPIN_POLLS: idle polls before yielding */
     uint32_t yield_us;         /* CREDO_YIELD_US: idle time spent yielding before sleeping */
     int debug;                 /* CREDO_DEBUG */
+    /* CREDO_COLL_<NAME>: forced algorithm name, "" = the built-in table (read once, not per call) */
+    char coll_bcast[24], coll_allreduce[24], coll_allgather[24], coll_alltoall[24];
     int progress_thread;       /* CREDO_PROGRESS_THREAD: 1 = background progress thread */
 } credo_config;
 
