@@ -24,6 +24,8 @@ const config_var credo_config_vars[] = {
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
      "idle polls before a waiting rank starts yielding (0 = auto: long when ranks <= cores, short otherwise)"},
     {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
+    {"CREDO_SEND_BATCH", CONFIG_INT, "16",
+     "most one-slot messages of back-to-back isends to one destination written with one reservation (0 = off)"},
     {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
     {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
      "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
@@ -161,6 +163,12 @@ int config_load(char *err, size_t errlen)
             c.spin_polls = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_YIELD_US") == 0) {
             c.yield_us = (uint32_t)num;
+        } else if (strcmp(v->name, "CREDO_SEND_BATCH") == 0) {
+            if (num > 255) {
+                snprintf(err, errlen, "CREDO_SEND_BATCH=%s: expected 0..255", text);
+                return -1;
+            }
+            c.send_batch = (uint32_t)num;
         } else if (strncmp(v->name, "CREDO_COLL_", 11) == 0) {
             if (set_coll_choice(&c, v->name, text, err, errlen))
                 return -1;

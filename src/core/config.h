@@ -27,6 +27,7 @@ typedef struct credo_config {
     size_t copy_chunk;         /* CREDO_COPY_CHUNK: pipelined-copy chunk when CMA is unavailable */
     uint32_t spin_polls;       /* CREDO_SPIN_POLLS: idle polls before yielding */
     uint32_t yield_us;         /* CREDO_YIELD_US: idle time spent yielding before sleeping */
+    uint32_t send_batch;       /* CREDO_SEND_BATCH: most staged one-slot isends per reservation */
     int debug;                 /* CREDO_DEBUG */
     /* CREDO_COLL_<NAME>: forced algorithm name, "" = the built-in table (read once, not per call) */
     char coll_bcast[24], coll_allreduce[24], coll_allgather[24], coll_alltoall[24];

@@ -293,8 +293,8 @@ static inline int isend_common(const char *fn, const void *buf, int count, MPI_D
     if (unlikely(!send_fast_ok(buf, count, dt, dest, tag, comm) || request == NULL))
         return isend_slow(fn, buf, count, dt, dest, tag, comm, mode, request);
     p2p_req *r;
-    int rc = p2p_isend(BUF_AT(buf, dt->lb), (size_t)count * dt->size, comm->world_of[dest],
-                       tag, comm->ctx, mode, &r);
+    int rc = p2p_isend_batchable(BUF_AT(buf, dt->lb), (size_t)count * dt->size, comm->world_of[dest],
+                                 tag, comm->ctx, mode, &r);
     if (unlikely(rc != P2P_OK))
         return mpi_error(comm, mpi_err_of_p2p(rc), fn, "send to rank %d failed", dest);
     REQ_BIND(r, comm);

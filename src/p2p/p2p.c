@@ -97,6 +97,91 @@ void p2p_req_free(p2p_req *req)
 }
 
 /* ------------------------------------------------------------------------------------------------
+ * Send batching. Back-to-back isends of one-slot messages to one destination (a window of small
+ * sends, a collective's fan-out) are staged as finished slot images and written with one
+ * reservation. Why: the reservation is a locked fetch_add, which on x86 waits until the previous
+ * message's slot stores have left the store buffer, i.e. until that slot's line came back from the
+ * owner that polls it; one locked op per message puts one line transfer per message on the critical
+ * path, while one per batch lets the store buffer overlap the transfers. Only the second and later
+ * isends of a run are staged (a lone isend is written at once), and every other entry into the
+ * engine writes the batch first, so a staged message waits at most until the caller's next call
+ * into the library (or the progress thread's next pass). Credits are taken at staging time. */
+
+static void req_complete(preq *r);
+
+static void stage_flush(void)
+{
+    uint32_t n = P.stage_n;
+    mbox *mb = &P.peer[P.stage_dest];
+    P.stage_n = 0;
+    uint64_t idx = mbox_reserve(mb, n);
+    const unsigned char *img = P.stage;
+    for (uint32_t i = 0; i < n; i++, img += mb->slot_size) {
+        unsigned char *slot = mbox_slot(mb, idx + i);
+        /* everything but the seq word, which publishes the slot */
+        if (mb->slot_size == 64)
+            memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), 64 - sizeof(uint32_t));
+        else
+            memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), P.stage_used[i]);
+        mbox_publish(mb, idx + i);
+    }
+    mbox_doorbell(mb);
+    /* The requests complete only now, so Wait/Test on them also writes the batch. Completion hooks
+     * may send (and stage) again: work on a copy of the list. */
+    preq *done[256];
+    memcpy(done, P.stage_req, n * sizeof *done);
+    for (uint32_t i = 0; i < n; i++) {
+        done[i]->pub.status.bytes = done[i]->len;
+        req_complete(done[i]);
+    }
+}
+
+/* Every entry other than isend: nothing may stay staged behind the caller's back. */
+static inline void stage_settle(void)
+{
+    P.last_isend_dest = -1;
+    if (__builtin_expect(P.stage_n != 0, 0))
+        stage_flush();
+}
+
+/* Before any other write to dest: staged messages go first (MPI's non-overtaking order). */
+static inline void stage_settle_dest(int dest)
+{
+    if (__builtin_expect(P.stage_n != 0, 0) && P.stage_dest == dest)
+        stage_flush();
+}
+
+/* Stages send s (one slot); 0 when flow control refuses a credit (nothing staged). */
+static int stage_one_slot(preq *s)
+{
+    int dest = s->peer;
+    size_t len = s->len;
+    if (P.fc->acquire(P.fcs, (uint32_t)dest, 1) == 0)
+        return 0;
+    uint32_t i = P.stage_n;
+    unsigned char *img = P.stage + ((size_t)i << P.self.slot_shift);
+    mbox_slot_hdr *h = (mbox_slot_hdr *)img;
+    h->src = (uint16_t)P.rank;
+    h->kind = MBOX_PKT_EAGER;
+    h->nslots = 1;
+    mbox_msg_hdr mh = {s->tag, s->ctx, (uint32_t)len, (uint16_t)P.fc->piggyback_take(P.fcs, (uint32_t)dest), 0};
+    memcpy(img + sizeof(mbox_slot_hdr), &mh, sizeof mh);
+    if (len)
+        memcpy(img + FIRST_OFF, s->buf, len);
+    P.stage_used[i] = (uint16_t)(FIRST_OFF + len - sizeof(uint32_t));
+    P.stage_req[i] = s;
+    s->state = PREQ_SEND_STAGED;
+    s->started = 1;
+    s->off = len;
+    P.stage_dest = dest;
+    P.stage_n = i + 1;
+    P.st.data_packets_sent++;
+    if (P.stage_n == P.send_batch)
+        stage_flush();
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------------------------
  * Flow-control glue */
 
 static void send_fc_ctrl_packets(void);
@@ -142,6 +227,7 @@ static void held_sub(int src, uint32_t n, size_t bytes)
  * slot (thesis §5.2, the credit region). */
 static void write_fc_packet(int dest, uint8_t kind, uint32_t value)
 {
+    stage_settle_dest(dest);
     mbox *mb = &P.peer[dest];
     uint64_t idx = mbox_reserve(mb, 1);
     mbox_fill_hdr(mb, idx, (uint16_t)P.rank, kind, 1);
@@ -187,6 +273,7 @@ static void activate(int dest)
 /* Tries to write one control item (FIN, CTS, COPY_*) to dest; each takes one credit. */
 static int try_write_ctrl(int dest, const ctrl_item *c)
 {
+    stage_settle_dest(dest);
     if (P.fc_credits && P.fc->acquire(P.fcs, (uint32_t)dest, 1) == 0)
         return 0;
     uint64_t idx;
@@ -226,6 +313,7 @@ static int queue_ctrl(int dest, uint8_t kind, uint64_t a, uint64_t b, uint64_t c
 static int send_push(preq *s)
 {
     int dest = s->peer;
+    stage_settle_dest(dest);
     mbox *mb = &P.peer[dest];
     for (;;) {
         size_t first_off = s->started ? CONT_OFF : FIRST_OFF;
@@ -303,6 +391,7 @@ static int send_push(preq *s)
  * flow control or ring room says wait; the caller then takes the general path. */
 static inline int write_one_slot(const void *buf, size_t len, int dest, int tag, uint32_t ctx)
 {
+    stage_settle_dest(dest);
     if (P.fc_credits && P.fc->acquire(P.fcs, (uint32_t)dest, 1) == 0)
         return 0;
     uint64_t idx;
@@ -859,6 +948,7 @@ static int poll_mailbox(void)
 
 int p2p_progress(void)
 {
+    stage_settle();
     int n = poll_mailbox();
     if (P.nactive)
         n += push_pending();
@@ -905,7 +995,8 @@ static int send_self(preq *s)
     return 0;
 }
 
-int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode, p2p_req **out)
+static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode,
+                             int may_batch, p2p_req **out)
 {
     preq *s = req_alloc(P2P_REQ_SEND);
     if (!s)
@@ -919,12 +1010,23 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, in
     s->pub.status.source = P.rank;
     s->pub.status.tag = tag;
     *out = &s->pub;
-    if (dest == P.rank)
+    if (dest == P.rank) {
+        stage_settle();
         return send_self(s);
+    }
+    if (P.stage_n && P.stage_dest != dest)
+        stage_flush();
     s->rndv = bytes > P.eager_limit || mode == P2P_MODE_SYNC || bytes > UINT32_MAX;
     dest_queue *q = &P.dq[dest];
-    if (__builtin_expect(bytes <= P.first_room && !s->rndv && !q->head, 1) && send_one_slot(s))
-        return 0;
+    if (__builtin_expect(bytes <= P.first_room && !s->rndv && !q->head, 1)) {
+        /* the second and later isends of a run to one destination are staged (see Send batching) */
+        if (may_batch && P.last_isend_dest == dest && P.send_batch && P.fc_credits && stage_one_slot(s))
+            return 0;
+        P.last_isend_dest = may_batch ? dest : -1;
+        if (send_one_slot(s))
+            return 0;
+    }
+    P.last_isend_dest = may_batch ? dest : -1;
     if (__builtin_expect(!q->head, 1) && send_push(s)) {
         send_written(s);
         return 0;
@@ -938,6 +1040,16 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, in
     q->tail = s;
     activate(dest);
     return 0;
+}
+
+int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode, p2p_req **out)
+{
+    return isend_impl(buf, bytes, dest, tag, ctx, mode, 0, out);
+}
+
+int p2p_isend_batchable(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode, p2p_req **out)
+{
+    return isend_impl(buf, bytes, dest, tag, ctx, mode, 1, out);
 }
 
 /* Takes over an unexpected message for receive r. */
@@ -992,6 +1104,7 @@ static void uexp_deliver(preq *r, uexp *u)
 
 int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req **out)
 {
+    stage_settle();
     preq *r = req_alloc(P2P_REQ_RECV);
     if (!r)
         return P2P_ERR_NOMEM;
@@ -1013,6 +1126,7 @@ int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req *
 
 int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
 {
+    stage_settle();
     uexp *u = uexp_find(src, tag, ctx, 0);
     if (!u) {
         p2p_progress();
@@ -1032,6 +1146,7 @@ int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
 
 int p2p_cancel(p2p_req *req)
 {
+    stage_settle();
     preq *r = (preq *)req;
     if (r->pub.kind != P2P_REQ_RECV || r->state != PREQ_RECV_POSTED)
         return 0;
@@ -1098,6 +1213,7 @@ static int spill_for_waiters(void)
 
 void p2p_wait_step(p2p_waiter *w)
 {
+    stage_settle();
     /* The spin loop's common case: nothing arrived and nothing of ours is queued. */
     if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head, 1) &&
         w->idle_polls + 1 < P.spin_polls) {
@@ -1139,6 +1255,7 @@ void p2p_wait(p2p_req *req)
 
 int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode)
 {
+    stage_settle();
     /* A blocking send of a small message that can go right now needs no request at all. */
     if (bytes <= P.first_room && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head &&
         write_one_slot(buf, bytes, dest, tag, ctx))
@@ -1200,6 +1317,7 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
 
 int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
 {
+    stage_settle();
     if (src >= 0 && src != P.rank && !P.posted_head && !P.uq[src].head && !P.rs[src].req &&
         !P.rs[src].ue && recv_direct(buf, bytes, src, tag, ctx, st))
         return 0;

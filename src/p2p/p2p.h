@@ -52,6 +52,11 @@ void p2p_finalize(void);
 /* Non-blocking send of `bytes` contiguous bytes to job rank `dest` (which may be this rank). */
 int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode,
               p2p_req **out);
+/* The same for a user's isend: when the caller's previous call into the engine was also a
+ * batchable isend to dest, a one-slot message may be staged and written together with the
+ * following ones (send batching, CREDO_SEND_BATCH); any other engine call writes the batch. */
+int p2p_isend_batchable(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode,
+                        p2p_req **out);
 /* Non-blocking receive; src may be P2P_ANY_SOURCE and tag P2P_ANY_TAG (tag must be >= 0 on send). */
 int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req **out);
 /* Non-blocking probe: *flag = 1 and *st filled (bytes = message size) if a match is waiting. */

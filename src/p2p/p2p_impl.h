@@ -14,6 +14,7 @@
 enum preq_state {
     PREQ_FREE = 0,
     PREQ_SEND_QUEUED,   /* in its destination's send queue (not or partly written) */
+    PREQ_SEND_STAGED,   /* one-slot message in the send batch, completes when the batch is written */
     PREQ_SEND_WAIT_FIN, /* RTS written; waits for the receiver to pull */
     PREQ_SEND_COPY,     /* pipelined-copy rendezvous in progress */
     PREQ_SEND_SELF,     /* large or synchronous send to self, waiting in the unexpected queue */
@@ -118,6 +119,15 @@ typedef struct p2p_engine {
     size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */
     uint32_t spin_polls;
     uint64_t yield_ns;
+    /* Send batching (docs/ARCHITECTURE.md): one-slot messages of back-to-back isends to one
+     * destination are staged here as finished slot images and written with one reservation. */
+    unsigned char *stage;   /* [send_batch * slot_size], cache-line aligned */
+    uint16_t *stage_used;   /* [send_batch] bytes of each image after the seq word */
+    struct preq **stage_req; /* [send_batch] their send requests, completed when written */
+    uint32_t stage_n;       /* images staged (0 = none) */
+    uint32_t send_batch;    /* most images per batch; 0 = batching off */
+    int stage_dest;         /* destination of the staged images */
+    int last_isend_dest;    /* destination of the last isend if nothing else ran since, else -1 */
     /* statistics */
     uint64_t held_slots, unexpected_bytes;
     uint32_t *held_src;  /* [size] slots held by unmatched messages per source */

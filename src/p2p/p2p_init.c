@@ -86,6 +86,17 @@ int p2p_init(void)
     P.held_src = calloc((size_t)n, sizeof *P.held_src);
     P.active_from = calloc((size_t)n, sizeof *P.active_from);
     P.probe_src = -2;
+    P.last_isend_dest = -1;
+    P.send_batch = credo_cfg.send_batch;
+    if (P.send_batch) {
+        P.stage = aligned_alloc(MBOX_CACHELINE, (size_t)P.send_batch * credo_cfg.slot_size);
+        P.stage_used = calloc(P.send_batch, sizeof *P.stage_used);
+        P.stage_req = calloc(P.send_batch, sizeof *P.stage_req);
+        if (!P.stage || !P.stage_used || !P.stage_req) {
+            fprintf(stderr, "credo: rank %d: out of memory for the send batch\n", P.rank);
+            return -1;
+        }
+    }
     if (!P.held_src || !P.active_from || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq || !P.active) {
         fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
         return -1;
@@ -211,6 +222,7 @@ static void fc_report(void)
 
 void p2p_finalize(void)
 {
+    p2p_progress(); /* writes a staged send batch */
     /* Flush what flow control still owes (credit packets need no credit and never wait). */
     p2p_waiter w = P2P_WAITER_INIT;
     while (P.nactive)
@@ -242,5 +254,8 @@ void p2p_finalize(void)
     free(P.active);
     free(P.held_src);
     free(P.active_from);
+    free(P.stage);
+    free(P.stage_used);
+    free(P.stage_req);
     memset(&P, 0, sizeof P);
 }
