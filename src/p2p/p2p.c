@@ -995,6 +995,20 @@ static int send_self(preq *s)
     return 0;
 }
 
+/* Queues send s behind its destination's earlier work; progress pushes it as credits come back. */
+static void send_enqueue(preq *s)
+{
+    dest_queue *q = &P.dq[s->peer];
+    s->state = PREQ_SEND_QUEUED;
+    s->next = NULL;
+    if (q->tail)
+        q->tail->next = s;
+    else
+        q->head = s;
+    q->tail = s;
+    activate(s->peer);
+}
+
 static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode,
                              int may_batch, p2p_req **out)
 {
@@ -1031,14 +1045,7 @@ static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, u
         send_written(s);
         return 0;
     }
-    s->state = PREQ_SEND_QUEUED;
-    s->next = NULL;
-    if (q->tail)
-        q->tail->next = s;
-    else
-        q->head = s;
-    q->tail = s;
-    activate(dest);
+    send_enqueue(s);
     return 0;
 }
 
@@ -1256,10 +1263,43 @@ void p2p_wait(p2p_req *req)
 int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode)
 {
     stage_settle();
-    /* A blocking send of a small message that can go right now needs no request at all. */
-    if (bytes <= P.first_room && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head &&
-        write_one_slot(buf, bytes, dest, tag, ctx))
+    /* A blocking send of an eager message that can go right now needs no request at all. */
+    if (bytes <= P.eager_limit && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head) {
+        if (bytes <= P.first_room && write_one_slot(buf, bytes, dest, tag, ctx))
+            return 0;
+        preq s;
+        s.buf = (unsigned char *)(uintptr_t)buf;
+        s.len = bytes;
+        s.off = 0;
+        s.peer = dest;
+        s.tag = tag;
+        s.ctx = ctx;
+        s.mode = (uint8_t)mode;
+        s.rndv = 0;
+        s.started = 0;
+        s.delay_t0 = 0;
+        if (send_push(&s))
+            return 0;
+        /* flow control stopped it part-way: the rest goes through a queued request */
+        preq *r = req_alloc(P2P_REQ_SEND);
+        if (!r)
+            return P2P_ERR_NOMEM;
+        r->buf = s.buf;
+        r->len = s.len;
+        r->off = s.off;
+        r->peer = dest;
+        r->tag = tag;
+        r->ctx = ctx;
+        r->mode = s.mode;
+        r->started = s.started;
+        r->delay_t0 = s.delay_t0;
+        r->pub.status.source = P.rank;
+        r->pub.status.tag = tag;
+        send_enqueue(r);
+        p2p_wait(&r->pub);
+        p2p_req_free(&r->pub);
         return 0;
+    }
     p2p_req *r;
     int rc = p2p_isend(buf, bytes, dest, tag, ctx, mode, &r);
     if (rc)
@@ -1281,23 +1321,28 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
         uint64_t idx = P.head;
         if (mbox_ready(mb, idx)) {
             const mbox_slot_hdr *h = mbox_hdr(mb, idx);
-            if (h->kind != MBOX_PKT_EAGER || h->nslots != 1 || h->src != src)
+            if (h->kind != MBOX_PKT_EAGER || h->src != src)
                 return 0;
+            uint32_t ns = h->nslots ? h->nslots : 1;
             const unsigned char *slot = mbox_slot(mb, idx);
             mbox_msg_hdr mh;
             memcpy(&mh, slot + sizeof(mbox_slot_hdr), sizeof mh);
-            /* a one-slot first chunk may still start a longer message that flow control cut */
+            /* the chunk may start a longer message that flow control cut: then the general path */
             if (mh.ctx != ctx || (tag != P2P_ANY_TAG && mh.tag != tag) || mh.len > bytes ||
-                mh.len > P.first_room)
+                mh.len > mbox_chunk_bytes(mb, FIRST_OFF, ns))
                 return 0;
-            if (mh.len)
-                memcpy(buf, slot + FIRST_OFF, mh.len);
+            if (ns == 1) {
+                if (mh.len)
+                    memcpy(buf, slot + FIRST_OFF, mh.len);
+            } else {
+                mbox_get_bytes(mb, idx, FIRST_OFF, buf, mh.len);
+            }
             P.in_poll = 1;
             if (mh.piggy && P.fc_credits)
                 P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
-            fc_release(src, 1);
-            P.st.packets_received++;
-            P.head = idx + 1;
+            fc_release(src, ns);
+            P.st.packets_received += ns;
+            P.head = idx + ns;
             /* release: see poll_mailbox */
             atomic_store_explicit(&mb->ctl->head, P.head, memory_order_release);
             P.in_poll = 0;
