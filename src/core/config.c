@@ -25,7 +25,7 @@ const config_var credo_config_vars[] = {
      "idle polls before a waiting rank starts yielding (0 = auto: long when ranks <= cores, short otherwise)"},
     {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
     {"CREDO_SEND_BATCH", CONFIG_INT, "16",
-     "most one-slot messages of back-to-back isends to one destination written with one reservation (0 = off)"},
+     "most slots of small back-to-back isends to one destination written with one reservation (0 = off)"},
     {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
     {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
      "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},

@@ -55,6 +55,7 @@ static preq *req_alloc(uint8_t kind)
     r->user_freed = 0;
     r->started = 0;
     r->delay_t0 = 0;
+    r->pregranted = 0;
     return r;
 }
 
@@ -97,42 +98,61 @@ void p2p_req_free(p2p_req *req)
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Send batching. Back-to-back isends of one-slot messages to one destination (a window of small
- * sends, a collective's fan-out) are staged as finished slot images and written with one
- * reservation. Why: the reservation is a locked fetch_add, which on x86 waits until the previous
- * message's slot stores have left the store buffer, i.e. until that slot's line came back from the
- * owner that polls it; one locked op per message puts one line transfer per message on the critical
- * path, while one per batch lets the store buffer overlap the transfers. Only the second and later
- * isends of a run are staged (a lone isend is written at once), and every other entry into the
- * engine writes the batch first, so a staged message waits at most until the caller's next call
- * into the library (or the progress thread's next pass). Credits are taken at staging time. */
+ * Send batching. Back-to-back isends of small messages to one destination (a window of small
+ * sends) are staged as finished slot images and written with one reservation. Why: the reservation
+ * is a locked fetch_add, which on x86 waits until the previous message's slot stores have left the
+ * store buffer, i.e. until that slot's line came back from the owner that polls it; one locked op
+ * per message puts one line transfer per message on the critical path, while one per batch lets
+ * the store buffer overlap the transfers. Only the second and later isends of a run are staged (a
+ * lone isend is written at once), and every other entry into the engine writes the batch first,
+ * so a staged message waits at most until the caller's next call into the library (or the
+ * progress thread's next pass). Credits are taken at staging time. */
+
+#define STAGE_MAX_MSG_SLOTS 4u /* messages up to 4 slots (208 B with 64-byte slots) are staged */
 
 static void req_complete(preq *r);
 
 static void stage_flush(void)
 {
-    uint32_t n = P.stage_n;
+    uint32_t nchunks = P.stage_nchunks;
     mbox *mb = &P.peer[P.stage_dest];
+    uint64_t idx = mbox_reserve(mb, P.stage_n);
     P.stage_n = 0;
-    uint64_t idx = mbox_reserve(mb, n);
-    const unsigned char *img = P.stage;
-    for (uint32_t i = 0; i < n; i++, img += mb->slot_size) {
-        unsigned char *slot = mbox_slot(mb, idx + i);
+    P.stage_nchunks = 0;
+    const uint32_t ss = mb->slot_size;
+    uint32_t k = 0; /* slot of the stage */
+    for (uint32_t c = 0; c < nchunks; c++) {
+        uint32_t ns = P.stage_chunk_slots[c];
+        /* slots after the first: payload, then a relaxed seq; the first slot's release store
+         * below publishes the whole chunk (as in send_push) */
+        for (uint32_t j = 1; j < ns; j++) {
+            unsigned char *slot = mbox_slot(mb, idx + j);
+            const unsigned char *img = P.stage + (size_t)(k + j) * ss;
+            if (ss == 64)
+                memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), 64 - sizeof(uint32_t));
+            else
+                memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), P.stage_used[k + j]);
+            mbox_mark(mb, idx + j);
+        }
+        unsigned char *slot = mbox_slot(mb, idx);
+        const unsigned char *img = P.stage + (size_t)k * ss;
         /* everything but the seq word, which publishes the slot */
-        if (mb->slot_size == 64)
+        if (ss == 64)
             memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), 64 - sizeof(uint32_t));
         else
-            memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), P.stage_used[i]);
-        mbox_publish(mb, idx + i);
+            memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), P.stage_used[k]);
+        mbox_publish(mb, idx);
+        idx += ns;
+        k += ns;
     }
     mbox_doorbell(mb);
     /* The requests complete only now, so Wait/Test on them also writes the batch. Completion hooks
      * may send (and stage) again: work on a copy of the list. */
     preq *done[256];
-    memcpy(done, P.stage_req, n * sizeof *done);
-    for (uint32_t i = 0; i < n; i++) {
-        done[i]->pub.status.bytes = done[i]->len;
-        req_complete(done[i]);
+    memcpy(done, P.stage_req, nchunks * sizeof *done);
+    for (uint32_t c = 0; c < nchunks; c++) {
+        done[c]->pub.status.bytes = done[c]->len;
+        req_complete(done[c]);
     }
 }
 
@@ -151,31 +171,57 @@ static inline void stage_settle_dest(int dest)
         stage_flush();
 }
 
-/* Stages send s (one slot); 0 when flow control refuses a credit (nothing staged). */
-static int stage_one_slot(preq *s)
+/* Stages eager send s of `need` slots (<= STAGE_MAX_MSG_SLOTS). Returns 1 when staged, 0 when flow
+ * control refused every credit (nothing staged, nothing taken), and -1 when it granted only part:
+ * the batch is written and s->pregranted holds the credits for send_push to use. */
+static int stage_message(preq *s, uint32_t need)
 {
     int dest = s->peer;
     size_t len = s->len;
-    if (P.fc->acquire(P.fcs, (uint32_t)dest, 1) == 0)
-        return 0;
-    uint32_t i = P.stage_n;
-    unsigned char *img = P.stage + ((size_t)i << P.self.slot_shift);
+    if (P.stage_n + need > P.send_batch)
+        stage_flush();
+    uint32_t got = P.fc->acquire(P.fcs, (uint32_t)dest, need);
+    if (got < need) {
+        if (got == 0)
+            return 0;
+        if (P.stage_n)
+            stage_flush();
+        s->pregranted = got;
+        return -1;
+    }
+    uint32_t k = P.stage_n;
+    unsigned char *img = P.stage + ((size_t)k << P.self.slot_shift);
     mbox_slot_hdr *h = (mbox_slot_hdr *)img;
     h->src = (uint16_t)P.rank;
     h->kind = MBOX_PKT_EAGER;
-    h->nslots = 1;
+    h->nslots = (uint8_t)need;
     mbox_msg_hdr mh = {s->tag, s->ctx, (uint32_t)len, (uint16_t)P.fc->piggyback_take(P.fcs, (uint32_t)dest), 0};
     memcpy(img + sizeof(mbox_slot_hdr), &mh, sizeof mh);
-    if (len)
-        memcpy(img + FIRST_OFF, s->buf, len);
-    P.stage_used[i] = (uint16_t)(FIRST_OFF + len - sizeof(uint32_t));
-    P.stage_req[i] = s;
+    if (need == 1) {
+        if (len)
+            memcpy(img + FIRST_OFF, s->buf, len);
+        P.stage_used[k] = (uint16_t)(FIRST_OFF + len - sizeof(uint32_t));
+    } else {
+        /* the stage as a ring of its own, so the chunk layout is exactly mbox_put_bytes' */
+        mbox stage_ring = {.slots = P.stage, .slot_size = P.self.slot_size, .slot_shift = P.self.slot_shift,
+                           .mask = UINT32_MAX};
+        mbox_put_bytes(&stage_ring, k, FIRST_OFF, s->buf, len);
+        size_t left = len - (P.self.slot_size - FIRST_OFF);
+        P.stage_used[k] = (uint16_t)(P.self.slot_size - sizeof(uint32_t));
+        for (uint32_t j = 1; j < need; j++) {
+            size_t here = left < P.self.slot_size - CONT_OFF ? left : P.self.slot_size - CONT_OFF;
+            P.stage_used[k + j] = (uint16_t)(CONT_OFF + here - sizeof(uint32_t));
+            left -= here;
+        }
+    }
+    P.stage_req[P.stage_nchunks] = s;
+    P.stage_chunk_slots[P.stage_nchunks++] = (uint8_t)need;
     s->state = PREQ_SEND_STAGED;
     s->started = 1;
     s->off = len;
     P.stage_dest = dest;
-    P.stage_n = i + 1;
-    P.st.data_packets_sent++;
+    P.stage_n = k + need;
+    P.st.data_packets_sent += need;
     if (P.stage_n == P.send_batch)
         stage_flush();
     return 1;
@@ -327,7 +373,12 @@ static int send_push(preq *s)
             need = MAX_CHUNK_SLOTS;
         uint32_t got = need;
         if (P.fc_credits) {
-            got = P.fc->acquire(P.fcs, (uint32_t)dest, need);
+            if (s->pregranted) { /* credits a refused batch attempt took for this message */
+                got = s->pregranted < need ? s->pregranted : need;
+                s->pregranted = 0;
+            } else {
+                got = P.fc->acquire(P.fcs, (uint32_t)dest, need);
+            }
             if (got == 0)
                 goto refused;
         }
@@ -1032,15 +1083,21 @@ static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, u
         stage_flush();
     s->rndv = bytes > P.eager_limit || mode == P2P_MODE_SYNC || bytes > UINT32_MAX;
     dest_queue *q = &P.dq[dest];
-    if (__builtin_expect(bytes <= P.first_room && !s->rndv && !q->head, 1)) {
-        /* the second and later isends of a run to one destination are staged (see Send batching) */
-        if (may_batch && P.last_isend_dest == dest && P.send_batch && P.fc_credits && stage_one_slot(s))
-            return 0;
-        P.last_isend_dest = may_batch ? dest : -1;
-        if (send_one_slot(s))
-            return 0;
+    /* the second and later isends of a run to one destination are staged (see Send batching) */
+    if (may_batch && P.last_isend_dest == dest && !s->rndv && !q->head && P.send_batch && P.fc_credits) {
+        uint32_t need = mbox_slots_for(&P.peer[dest], FIRST_OFF, bytes);
+        if (need <= STAGE_MAX_MSG_SLOTS && need <= P.send_batch) {
+            int staged = stage_message(s, need);
+            if (staged > 0)
+                return 0;
+            if (staged < 0)
+                goto push; /* partly granted: written now, the rest queued */
+        }
     }
     P.last_isend_dest = may_batch ? dest : -1;
+    if (__builtin_expect(bytes <= P.first_room && !s->rndv && !q->head, 1) && send_one_slot(s))
+        return 0;
+push:
     if (__builtin_expect(!q->head, 1) && send_push(s)) {
         send_written(s);
         return 0;
@@ -1278,6 +1335,7 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
         s.rndv = 0;
         s.started = 0;
         s.delay_t0 = 0;
+        s.pregranted = 0;
         if (send_push(&s))
             return 0;
         /* flow control stopped it part-way: the rest goes through a queued request */

@@ -38,6 +38,7 @@ typedef struct preq {
     uint8_t rndv;
     uint8_t user_freed;
     uint8_t started; /* send: first chunk written */
+    uint32_t pregranted; /* send: credits already taken for its next chunk (send batching) */
     uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
 } preq;
 
@@ -122,10 +123,12 @@ typedef struct p2p_engine {
     /* Send batching (docs/ARCHITECTURE.md): one-slot messages of back-to-back isends to one
      * destination are staged here as finished slot images and written with one reservation. */
     unsigned char *stage;   /* [send_batch * slot_size], cache-line aligned */
-    uint16_t *stage_used;   /* [send_batch] bytes of each image after the seq word */
-    struct preq **stage_req; /* [send_batch] their send requests, completed when written */
-    uint32_t stage_n;       /* images staged (0 = none) */
-    uint32_t send_batch;    /* most images per batch; 0 = batching off */
+    uint16_t *stage_used;   /* [send_batch] bytes of each slot image after the seq word */
+    struct preq **stage_req; /* [send_batch] staged send requests, completed when written */
+    uint8_t *stage_chunk_slots; /* [send_batch] slots of each staged message */
+    uint32_t stage_n;       /* slot images staged (0 = none) */
+    uint32_t stage_nchunks; /* messages staged */
+    uint32_t send_batch;    /* most slots per batch; 0 = batching off */
     int stage_dest;         /* destination of the staged images */
     int last_isend_dest;    /* destination of the last isend if nothing else ran since, else -1 */
     /* statistics */

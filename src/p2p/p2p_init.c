@@ -92,7 +92,8 @@ int p2p_init(void)
         P.stage = aligned_alloc(MBOX_CACHELINE, (size_t)P.send_batch * credo_cfg.slot_size);
         P.stage_used = calloc(P.send_batch, sizeof *P.stage_used);
         P.stage_req = calloc(P.send_batch, sizeof *P.stage_req);
-        if (!P.stage || !P.stage_used || !P.stage_req) {
+        P.stage_chunk_slots = calloc(P.send_batch, sizeof *P.stage_chunk_slots);
+        if (!P.stage || !P.stage_used || !P.stage_req || !P.stage_chunk_slots) {
             fprintf(stderr, "credo: rank %d: out of memory for the send batch\n", P.rank);
             return -1;
         }
@@ -257,5 +258,6 @@ void p2p_finalize(void)
     free(P.stage);
     free(P.stage_used);
     free(P.stage_req);
+    free(P.stage_chunk_slots);
     memset(&P, 0, sizeof P);
 }

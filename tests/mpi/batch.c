@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #define NOPS 3000
-static const int lens[] = {0, 1, 8, 40, 41, 100, 3000, 5000};
+static const int lens[] = {0, 1, 8, 40, 41, 96, 97, 100, 152, 208, 209, 3000, 5000};
 #define NLENS ((int)(sizeof lens / sizeof lens[0]))
 
 /* The payload of message k to dest d: its first 4 bytes are k, then a pattern of (d, k). */
@@ -40,7 +40,7 @@ static void order_test(int rank, int size) {
         int run = 1 + (int)(lcg(&x) % 40);
         for (int j = 0; j < run && k < NOPS; j++, k++) {
             dst[k] = d;
-            len[k] = (lcg(&x) % 4) ? 8 : lens[lcg(&x) % NLENS];
+            len[k] = (lcg(&x) % 3) ? 8 : lens[lcg(&x) % NLENS];
             blocking[k] = lcg(&x) % 50 == 0;
         }
     }
@@ -98,13 +98,13 @@ static void order_test(int rank, int size) {
  * stays out of MPI until rank 1 reports through a file that it received all of them. */
 enum after_call { AFTER_NONE, AFTER_TEST, AFTER_WAITALL };
 
-static void timely_test(int rank, const char *flagfile, int nmsg, enum after_call after) {
-    int vals[64];
+static void timely_test(int rank, const char *flagfile, int nmsg, enum after_call after, int msize) {
+    static unsigned char msgs[64][256];
     if (rank == 0) {
         MPI_Request rq[64];
         for (int i = 0; i < nmsg; i++) {
-            vals[i] = 1000 + i;
-            MPI_OK(MPI_Isend(&vals[i], 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &rq[i]));
+            fill(msgs[i], msize, 1, 1000 + i);
+            MPI_OK(MPI_Isend(msgs[i], msize, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &rq[i]));
         }
         if (after == AFTER_TEST) {
             int flag;
@@ -117,18 +117,20 @@ static void timely_test(int rank, const char *flagfile, int nmsg, enum after_cal
         clock_gettime(CLOCK_MONOTONIC, &t0);
         while (access(flagfile, F_OK) != 0) {
             clock_gettime(CLOCK_MONOTONIC, &t);
-            CHECK(t.tv_sec - t0.tv_sec < 30, "%d isend(s) (then %s) not delivered while the sender stayed "
-                  "out of MPI", nmsg, after == AFTER_TEST ? "MPI_Test" : after == AFTER_WAITALL ? "MPI_Waitall" : "nothing");
+            CHECK(t.tv_sec - t0.tv_sec < 30, "%d isend(s) of %d B (then %s) not delivered while the sender "
+                  "stayed out of MPI", nmsg, msize,
+                  after == AFTER_TEST ? "MPI_Test" : after == AFTER_WAITALL ? "MPI_Waitall" : "nothing");
             usleep(1000);
         }
         unlink(flagfile);
         if (after != AFTER_WAITALL)
             MPI_OK(MPI_Waitall(nmsg, rq, MPI_STATUSES_IGNORE));
     } else if (rank == 1) {
+        unsigned char got[256], want[256];
         for (int i = 0; i < nmsg; i++) {
-            int v;
-            MPI_OK(MPI_Recv(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            CHECK(v == 1000 + i, "message %d carries %d", i, v);
+            MPI_OK(MPI_Recv(got, msize, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            fill(want, msize, 1, 1000 + i);
+            CHECK(memcmp(got, want, (size_t)msize) == 0, "timely message %d of %d B: wrong contents", i, msize);
         }
         int fd = open(flagfile, O_CREAT | O_WRONLY, 0600);
         CHECK(fd >= 0, "cannot create %s", flagfile);
@@ -151,10 +153,15 @@ int main(int argc, char **argv) {
     MPI_OK(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
     const char *tmp = getenv("TMPDIR");
     snprintf(flagfile, sizeof flagfile, "%s/credo-batch-test.%d", tmp && *tmp ? tmp : "/tmp", pid);
-    timely_test(rank, flagfile, 1, AFTER_NONE);  /* a lone isend is written at once */
-    timely_test(rank, flagfile, 2, AFTER_TEST);  /* a batch is written by the next call */
-    timely_test(rank, flagfile, 40, AFTER_TEST);
-    timely_test(rank, flagfile, 40, AFTER_WAITALL);
+    /* One, three and five 64-byte slots per message. The runs stay within 30 slots: more than the
+     * sender's credits would wait for credit packets, which only a call into MPI reads. */
+    for (int msize = 8; msize <= 200; msize += 96) {
+        int slots = msize <= 40 ? 1 : 1 + (msize - 40 + 55) / 56, run = 30 / slots;
+        timely_test(rank, flagfile, 1, AFTER_NONE, msize); /* a lone isend is written at once */
+        timely_test(rank, flagfile, 2, AFTER_TEST, msize); /* a batch is written by the next call */
+        timely_test(rank, flagfile, run, AFTER_TEST, msize);
+        timely_test(rank, flagfile, run, AFTER_WAITALL, msize);
+    }
     if (rank == 0)
         printf("batch: %d ranks, ordered and timely\n", size);
     MPI_Finalize();
