@@ -209,6 +209,11 @@ static void steal_for(fc_state *st, uint32_t s)
     dyn_peer *ps = &st->peer[s], *pv = &st->peer[v];
     uint32_t diff = ps->intended > pv->intended ? ps->intended - pv->intended : pv->intended - ps->intended;
     uint32_t cred = diff / 2 > st->c + 1 ? diff / 2 : st->c + 1; /* Eq. 6.1 */
+    /* A victim granted no more than its static part holds no dynamic credit: its intended quota
+     * beyond that is only a promise, so all of it moves at once (no request is needed, and from
+     * NULL the victim regains quota at its first monitoring point if it becomes active). */
+    if (pv->current <= st->c)
+        cred = pv->intended - st->c;
     if (cred > pv->intended - st->c)
         cred = pv->intended - st->c; /* never into the static part */
     ps->intended += cred;
@@ -253,6 +258,10 @@ static void count_event(fc_state *st, uint32_t s)
     if (++p->events >= st->c + 1) {
         p->events = 0;
         monitoring_point(st, s);
+    } else if (p->list == st->level_list[LVL_LOW]) {
+        /* Between monitoring points an event still refreshes s within LOW, so the tail, where
+         * victims are taken, is the LOW sender whose last activity is oldest. */
+        list_move_front(st, p->list, s);
     }
 }
 

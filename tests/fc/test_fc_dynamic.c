@@ -155,6 +155,65 @@ static void test_stealing(void **unused)
     D->destroy(st);
 }
 
+/* Streams packets from `s` until its first steal; returns the amount stolen. */
+static uint64_t stream_until_steal(fc_state *st, uint32_t s)
+{
+    fc_ctrl c;
+    for (int k = 0; k < 200 && D->counters(st)->credits_stolen == 0; k++) {
+        D->on_retrieved(st, s, 1);
+        while (D->next_ctrl(st, &c))
+            assert_int_equal(c.kind, FC_CTRL_CREDIT);
+        assert_consistent(st);
+    }
+    return D->counters(st)->credits_stolen;
+}
+
+/* A victim granted only its static part loses its whole dynamic quota at once (Eq. 6.1 alone
+ * would move C+1 = 3 between equal quotas), without a request: it holds nothing to give back. */
+static void test_promise_victim_loses_all(void **unused)
+{
+    fc_state *st = make(4, 0, 12, 2); /* senders 1..3, intended 10 each, data region 30 */
+    assert_int_equal(stream_until_steal(st, 1), 8);
+    assert_int_equal(view(st, 3).intended, 2);
+    assert_int_equal(view(st, 3).granted, 2);
+    assert_int_equal(view(st, 1).intended, 18);
+    assert_int_equal(view(st, 2).intended, 10);
+    assert_int_equal(D->counters(st)->compulsory_requests, 0);
+    D->destroy(st);
+}
+
+/* A victim holding dynamic credits is still robbed by Eq. 6.1 only: with intended 10 each and
+ * sender 3 busy enough to hold more than its static part, the steal moves max(C+1, 0) = 3. */
+static void test_holding_victim_eq_6_1(void **unused)
+{
+    fc_state *st = make(3, 0, 12, 2); /* senders 1, 2: intended 10 each, data region 20 */
+    fc_ctrl c;
+    D->on_retrieved(st, 2, 1); /* one event: sender 2 now holds 1 + 4 credits */
+    while (D->next_ctrl(st, &c))
+        assert_int_equal(c.kind, FC_CTRL_CREDIT);
+    assert_true(view(st, 2).granted > 2);
+    assert_int_equal(stream_until_steal(st, 1), 3);
+    assert_int_equal(view(st, 2).intended, 7);
+    assert_int_equal(D->counters(st)->compulsory_requests, 0);
+    D->destroy(st);
+}
+
+/* An event between monitoring points refreshes its sender within LOW: the victim is the LOW
+ * sender with the oldest activity, not merely the one promoted least recently. Initially LOW
+ * holds 1, 2, 3 from head to tail, so without the refresh sender 3 would be the first victim. */
+static void test_low_victim_is_least_recently_active(void **unused)
+{
+    fc_state *st = make(4, 0, 12, 2);
+    fc_ctrl c;
+    D->on_retrieved(st, 3, 1); /* one event, no monitoring point: 3 moves to the head of LOW */
+    while (D->next_ctrl(st, &c))
+        assert_int_equal(c.kind, FC_CTRL_CREDIT);
+    assert_true(stream_until_steal(st, 1) > 0);
+    assert_int_equal(view(st, 3).intended, 10);
+    assert_true(view(st, 2).intended < 10);
+    D->destroy(st);
+}
+
 /* Sender side: a request is answered with the excess; without a credit the response waits and
  * takes the first credit that arrives, ahead of data. */
 static void test_request_response(void **unused)
@@ -315,6 +374,9 @@ int main(void)
         cmocka_unit_test(test_params),            cmocka_unit_test(test_no_dynamic_region),
         cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_model_sweep),
         cmocka_unit_test(test_one_stream_fewer_credit_packets),
+        cmocka_unit_test(test_promise_victim_loses_all),
+        cmocka_unit_test(test_holding_victim_eq_6_1),
+        cmocka_unit_test(test_low_victim_is_least_recently_active),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
