@@ -6,6 +6,7 @@
 # env:   RUNS=N (default 3)  QUICK=1 (fewer sizes, iterations and a smaller time budget)
 #        NPS="2 4"  MPIS="credo ompi mpich"  BENCHES="coll_lat overlap"  subsets to run
 #        LAT_COLLS="barrier,allreduce"  OVERLAP_COLLS="iallreduce"  --coll lists for the two programs
+#        LAT_SIZES="8"  OVERLAP_SIZES="1M"  --sizes lists for the two programs (after QUICK's)
 #        PT=0  leave out the credo + CREDO_PROGRESS_THREAD=1 column of the overlap benchmark
 #        CREDORUN_ARGS, OMPI_RUN_ARGS, MPICH_RUN_ARGS  extra launcher options
 #        RUN_TIMEOUT=seconds per launch (default 300)   BENCH_CFLAGS (default "-std=c11 -O2")
@@ -35,8 +36,10 @@ bench_args() {
     esac
   fi
   case $1 in
-    coll_lat) [ -n "${LAT_COLLS:-}" ] && a="$a --coll $LAT_COLLS" ;;
-    overlap) [ -n "${OVERLAP_COLLS:-}" ] && a="$a --coll $OVERLAP_COLLS" ;;
+    coll_lat) [ -n "${LAT_COLLS:-}" ] && a="$a --coll $LAT_COLLS"
+              [ -n "${LAT_SIZES:-}" ] && a="$a --sizes $LAT_SIZES" ;;
+    overlap) [ -n "${OVERLAP_COLLS:-}" ] && a="$a --coll $OVERLAP_COLLS"
+             [ -n "${OVERLAP_SIZES:-}" ] && a="$a --sizes $OVERLAP_SIZES" ;;
   esac
   echo "$a"
 }

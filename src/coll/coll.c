@@ -34,6 +34,7 @@ typedef struct coll_sched {
 struct coll_cache {
     coll_sched *e[COLL_CACHE_SLOTS];
     unsigned next_victim;
+    unsigned last_hit;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -44,11 +45,14 @@ static int choose(int kind, size_t bytes, int p, int commute, size_t count)
 {
     /* the settings were read and validated once at MPI_Init (src/core/config.c) */
     const char *v = kind == CK_BCAST       ? credo_cfg.coll_bcast
+                    : kind == CK_BARRIER   ? credo_cfg.coll_barrier
+                    : kind == CK_REDUCE    ? credo_cfg.coll_reduce
+                    : kind == CK_GATHER    ? credo_cfg.coll_gather
                     : kind == CK_ALLREDUCE ? credo_cfg.coll_allreduce
                     : kind == CK_ALLGATHER ? credo_cfg.coll_allgather
                     : kind == CK_ALLTOALL  ? credo_cfg.coll_alltoall
                                            : NULL;
-    return coll_choose(kind, bytes, p, commute, count, coll_algo_by_name(v));
+    return coll_choose(kind, bytes, p, commute, count, v && *v ? coll_algo_by_name(v) : COLL_ALG_AUTO);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -77,12 +81,20 @@ static int get_sched(coll_comm *c, const coll_args *a, const coll_op *op, int ca
                      coll_sched **out)
 {
     struct coll_cache *cc = c->cache;
-    if (cacheable && cc)
-        for (int i = 0; i < COLL_CACHE_SLOTS; i++)
+    if (cacheable && cc) {
+        /* Loops repeat one collective: the last hit is checked first. */
+        coll_sched *last = cc->e[cc->last_hit];
+        if (last && !memcmp(&last->key, &a->k, sizeof a->k)) {
+            *out = last;
+            return GOAL_SUCCESS;
+        }
+        for (unsigned i = 0; i < COLL_CACHE_SLOTS; i++)
             if (cc->e[i] && !memcmp(&cc->e[i]->key, &a->k, sizeof a->k)) {
+                cc->last_hit = i;
                 *out = cc->e[i];
                 return GOAL_SUCCESS;
             }
+    }
     coll_sched *cs = calloc(1, sizeof *cs);
     if (!cs)
         return GOAL_ERR_NOMEM;
@@ -110,20 +122,15 @@ static int get_sched(coll_comm *c, const coll_args *a, const coll_op *op, int ca
     return GOAL_SUCCESS;
 }
 
-typedef struct coll_run_ctx {
-    p2p_req *req;
-    coll_sched *cs;
-} coll_run_ctx;
-
+/* run->upper is the request, run->upper2 the schedule: no per-call context to allocate. */
 static void on_run_done(struct goal_run *run)
 {
-    coll_run_ctx *x = run->upper;
-    p2p_req *req = x->req;
+    p2p_req *req = run->upper;
+    coll_sched *cs = run->upper2;
     req->status.error = run->error;
-    if (!x->cs->cached)
-        sched_free(x->cs);
-    free(x);
     goal_exec_free(run);
+    if (!cs->cached)
+        sched_free(cs);
     p2p_req_complete(req);
 }
 
@@ -134,24 +141,17 @@ static int start(coll_comm *c, const coll_args *a, const coll_op *op, int cachea
     int rc = get_sched(c, a, op, cacheable, &cs);
     if (rc)
         return rc;
-    coll_run_ctx *x = malloc(sizeof *x);
     p2p_req *r = p2p_req_generic();
-    if (!x || !r) {
-        free(x);
-        if (r)
-            p2p_req_free(r);
+    if (!r) {
         if (!cs->cached)
             sched_free(cs);
         return GOAL_ERR_NOMEM;
     }
     r->status.error = 0;
-    x->req = r;
-    x->cs = cs;
     *req = r;
     struct goal_run *run;
-    rc = goal_exec_start(cs->s, &c->grp, on_run_done, x, &run);
+    rc = goal_exec_start_ex(cs->s, &c->grp, on_run_done, r, cs, &run);
     if (rc) {
-        free(x);
         p2p_req_free(r);
         *req = NULL;
         if (!cs->cached)
@@ -212,6 +212,7 @@ void coll_comm_destroy(coll_comm *c)
 int coll_ibarrier(coll_comm *c, p2p_req **req)
 {
     coll_args a = args(CK_BARRIER, NULL, NULL, 0, 0, 0, NULL);
+    a.k.alg = choose(CK_BARRIER, 0, c->grp.size, 1, 0);
     return start(c, &a, NULL, 1, req);
 }
 
@@ -232,6 +233,7 @@ int coll_ireduce(const void *sb, void *rb, size_t count, size_t esize, const col
     if (c->grp.rank != root)
         rb = NULL; /* insignificant: keeps the cache key stable */
     coll_args a = args(CK_REDUCE, sb, rb, count, esize, root, op);
+    a.k.alg = choose(CK_REDUCE, count * esize, c->grp.size, op->commute, count);
     return start(c, &a, op, 1, req);
 }
 
@@ -253,6 +255,7 @@ int coll_igather(const void *sb, void *rb, size_t count, size_t esize, int root,
     if (c->grp.rank != root)
         rb = NULL;
     coll_args a = args(CK_GATHER, sb, rb, count, esize, root, NULL);
+    a.k.alg = choose(CK_GATHER, count * esize, c->grp.size, 1, count);
     return start(c, &a, NULL, 1, req);
 }
 

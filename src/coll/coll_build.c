@@ -89,6 +89,24 @@ static void dep(bld *b, GOAL_Vertex prereq, GOAL_Vertex target)
         GOAL_Requires(b->g, prereq, target);
 }
 
+/* A vertex that finishes once all of v[0..n) finished (a zero-time calc). */
+static GOAL_Vertex join(bld *b, const GOAL_Vertex *v, int n, GOAL_Vertex also)
+{
+    GOAL_Vertex j = GOAL_Calc(b->g, 0);
+    for (int i = 0; i < n; i++)
+        dep(b, v[i], j);
+    dep(b, also, j);
+    return j;
+}
+
+static int pof2_floor(int p)
+{
+    int q = 1;
+    while (q * 2 <= p)
+        q *= 2;
+    return q;
+}
+
 static int mod(int a, int p)
 {
     return ((a % p) + p) % p;
@@ -100,37 +118,58 @@ static int mod(int a, int p)
 #define COLL_RING_MIN_BYTES (64 * 1024)
 #define COLL_BCAST_SA_MIN_BYTES (128 * 1024)
 #define COLL_PAIRWISE_MIN_BYTES (8 * 1024)
+#define COLL_RABENSEIFNER_MIN_BYTES (8 * 1024)      /* allreduce; reduce from COLL_RING_MIN_BYTES */
+#define COLL_ALLTOALL_BRUCK_MAX_BYTES 256           /* per block, and only from 8 ranks on */
+#define COLL_GATHER_BINOMIAL_MAX_BYTES (2 * 1024)   /* per block, and only from 4 ranks on */
 
 int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int requested)
 {
-    int a;
+    int a = requested;
     switch (kind) {
+    case CK_BARRIER:
+        return a == COLL_ALG_BRUCK ? a : COLL_ALG_DISSEMINATION;
     case CK_BCAST:
-        a = requested;
         if (a == COLL_ALG_BINOMIAL || a == COLL_ALG_SCATTER_ALLGATHER)
             return a;
         return bytes >= COLL_BCAST_SA_MIN_BYTES && p > 2 && count >= (size_t)p
                    ? COLL_ALG_SCATTER_ALLGATHER : COLL_ALG_BINOMIAL;
+    case CK_REDUCE:
+        /* Rabenseifner splits the vector into one chunk per power-of-two rank and reorders
+         * operands: commutative ops with enough elements only. */
+        if (a == COLL_ALG_RABENSEIFNER && commute && count >= (size_t)pof2_floor(p))
+            return a;
+        if (a == COLL_ALG_BINOMIAL)
+            return a;
+        return commute && bytes >= COLL_RING_MIN_BYTES && count >= (size_t)p && p > 2
+                   ? COLL_ALG_RABENSEIFNER : COLL_ALG_BINOMIAL;
     case CK_ALLREDUCE:
-        a = requested;
         if (a == COLL_ALG_RING && commute && count >= (size_t)p)
+            return a;
+        if (a == COLL_ALG_RABENSEIFNER && commute && count >= (size_t)pof2_floor(p))
             return a;
         if (a == COLL_ALG_RECDBL)
             return a;
-        return commute && bytes >= COLL_RING_MIN_BYTES && count >= (size_t)p && p > 2
-                   ? COLL_ALG_RING : COLL_ALG_RECDBL;
+        if (!commute || count < (size_t)p || p <= 2 || bytes < COLL_RABENSEIFNER_MIN_BYTES)
+            return COLL_ALG_RECDBL;
+        return COLL_ALG_RABENSEIFNER;
+    case CK_GATHER:
+        if (a == COLL_ALG_LINEAR || a == COLL_ALG_BINOMIAL || a == COLL_ALG_LINEAR_SYNC)
+            return a;
+        return bytes <= COLL_GATHER_BINOMIAL_MAX_BYTES && p >= 4 ? COLL_ALG_BINOMIAL
+                                                                 : COLL_ALG_LINEAR;
     case CK_ALLGATHER:
-        a = requested;
         if (a == COLL_ALG_RECDBL && !(p & (p - 1)))
             return a;
-        if (a == COLL_ALG_RING)
+        if (a == COLL_ALG_RING || a == COLL_ALG_BRUCK)
             return a;
-        return !(p & (p - 1)) && bytes * (size_t)p < COLL_RING_MIN_BYTES ? COLL_ALG_RECDBL
-                                                                          : COLL_ALG_RING;
+        if (bytes * (size_t)p >= COLL_RING_MIN_BYTES)
+            return COLL_ALG_RING;
+        return !(p & (p - 1)) ? COLL_ALG_RECDBL : COLL_ALG_BRUCK;
     case CK_ALLTOALL:
-        a = requested;
-        if (a == COLL_ALG_LINEAR || a == COLL_ALG_PAIRWISE)
+        if (a == COLL_ALG_LINEAR || a == COLL_ALG_PAIRWISE || a == COLL_ALG_BRUCK)
             return a;
+        if (bytes <= COLL_ALLTOALL_BRUCK_MAX_BYTES && p >= 8)
+            return COLL_ALG_BRUCK;
         return bytes >= COLL_PAIRWISE_MIN_BYTES ? COLL_ALG_PAIRWISE : COLL_ALG_LINEAR;
     default:
         return COLL_ALG_AUTO;
@@ -141,14 +180,46 @@ int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int re
  * Builders. Each adds this rank's part to b->g. Tags only need to be distinct per (peer, phase)
  * inside one schedule: runs are told apart by the sequence number. */
 
+/* Dissemination: round k sends to r + 2^k and receives from r - 2^k. A round's send must follow
+ * every earlier round's receive, not only the last one: receives are posted at once and may finish
+ * out of order, and a send that carried only the last round's news would let a rank out before all
+ * others entered. Chaining each send after the previous send (which followed the earlier receives)
+ * does that at no cost: zero-byte sends finish as soon as they are in the ring. */
 static void build_barrier(bld *b)
 {
-    GOAL_Vertex prev = GOAL_INVALID_VERTEX;
+    GOAL_Vertex prev_s = GOAL_INVALID_VERTEX, prev_r = GOAL_INVALID_VERTEX;
     for (int k = 0, d = 1; d < b->p; d <<= 1, k++) {
         GOAL_Vertex s = vsend(b, U(NULL), 0, (b->r + d) % b->p, k);
         GOAL_Vertex rv = vrecv(b, U(NULL), 0, mod(b->r - d, b->p), k);
-        dep(b, prev, s);
-        prev = rv;
+        dep(b, prev_r, s);
+        dep(b, prev_s, s);
+        prev_s = s;
+        prev_r = rv;
+    }
+}
+
+/* Bruck's k-port barrier (1997) with radix 3: in round i a rank sends to r + j * 3^i and receives
+ * from r - j * 3^i for j = 1, 2, so ceil(log3 p) rounds of two messages instead of ceil(log2 p)
+ * rounds of one. With radix 2 it is the dissemination barrier (which Open MPI calls "bruck"). */
+static void build_barrier_bruck(bld *b)
+{
+    enum { RADIX = 3 };
+    /* a round's sends follow all earlier receives (see build_barrier): the join of the last
+     * round's receives and the previous join */
+    GOAL_Vertex gate = GOAL_INVALID_VERTEX;
+    for (int k = 0, d = 1; d < b->p; d *= RADIX, k++) {
+        GOAL_Vertex rv[RADIX - 1];
+        for (int j = 1; j < RADIX; j++) {
+            rv[j - 1] = GOAL_INVALID_VERTEX;
+            if ((long)j * d >= b->p)
+                continue;
+            int off = j * d;
+            GOAL_Vertex s = vsend(b, U(NULL), 0, (b->r + off) % b->p, k * RADIX + j);
+            rv[j - 1] = vrecv(b, U(NULL), 0, mod(b->r - off, b->p), k * RADIX + j);
+            dep(b, gate, s);
+        }
+        if ((long)d * RADIX < b->p)
+            gate = join(b, rv, RADIX - 1, gate);
     }
 }
 
@@ -290,29 +361,35 @@ static void build_reduce(bld *b, const coll_spec *a)
 }
 
 /* Recursive doubling with the non-power-of-two fold (first 2*rem ranks pair up); keeps the rank
- * order of operands, so it serves non-commutative ops. Result lands in dst. */
-static GOAL_Vertex build_allreduce_recdbl(bld *b, loc src, loc dst, size_t count, size_t esize)
+ * order of operands, so it serves non-commutative ops. Result lands in dst.
+ * The accumulator starts as src itself: sends read src directly, and only a rank whose next step
+ * writes its accumulator in place (its partner is the lower rank) copies src into scratch, and
+ * only once the partner's data arrived. So starting the schedule copies nothing, which matters for
+ * overlap (a non-blocking start returns sooner; the copy happens in progress) and saves a vertex. */
+static void build_allreduce_recdbl(bld *b, loc src, loc dst, size_t count, size_t esize)
 {
     int p = b->p, r = b->r;
     size_t n = count * esize;
-    loc acc = S(b, n);
-    GOAL_Vertex last = vcopy(b, src, acc, n);
-    int pof2 = 1;
-    while (pof2 * 2 <= p)
-        pof2 *= 2;
-    int rem = p - pof2, newrank;
+    loc acc = src;
+    int acc_is_src = 1;
+    /* Out of place, the last round can produce its result in dst itself (no final copy). */
+    int into_dst = !(src.a == dst.a && src.m == dst.m);
+    GOAL_Vertex last = GOAL_INVALID_VERTEX, src_send = GOAL_INVALID_VERTEX;
+    int pof2 = pof2_floor(p), rem = p - pof2, newrank;
     if (r < 2 * rem) {
         if (!(r & 1)) {
-            GOAL_Vertex s = vsend(b, acc, n, r + 1, 100);
-            dep(b, last, s);
+            src_send = vsend(b, acc, n, r + 1, 100);
             newrank = -1;
         } else {
-            loc t = S(b, n);
+            loc t = S(b, n), m = S(b, n);
             GOAL_Vertex rv = vrecv(b, t, n, r - 1, 100);
-            GOAL_Vertex red = vred(b, t, acc, count);
-            dep(b, last, red);
-            dep(b, rv, red);
+            GOAL_Vertex cp = vcopy(b, src, m, n);
+            dep(b, rv, cp);
+            GOAL_Vertex red = vred(b, t, m, count); /* m = t op m: the lower rank's data first */
+            dep(b, cp, red);
             last = red;
+            acc = m;
+            acc_is_src = 0;
             newrank = r / 2;
         }
     } else {
@@ -322,18 +399,29 @@ static GOAL_Vertex build_allreduce_recdbl(bld *b, loc src, loc dst, size_t count
         for (int mask = 1, k = 0; mask < pof2; mask <<= 1, k++) {
             int nd = newrank ^ mask;
             int dst_rank = nd < rem ? nd * 2 + 1 : nd + rem;
-            loc t = S(b, n);
+            int final = into_dst && mask * 2 >= pof2;
+            loc t = final && dst_rank > r ? dst : S(b, n);
             GOAL_Vertex s = vsend(b, acc, n, dst_rank, k);
             GOAL_Vertex rv = vrecv(b, t, n, dst_rank, k);
             dep(b, last, s);
+            if (acc_is_src)
+                src_send = s;
             GOAL_Vertex red;
-            if (dst_rank < r) {
+            if (dst_rank < r && acc_is_src) {
+                loc m = final ? dst : S(b, n); /* src must stay intact: reduce into a copy of it */
+                GOAL_Vertex cp = vcopy(b, src, m, n);
+                dep(b, rv, cp);
+                red = vred(b, t, m, count);
+                dep(b, cp, red);
+                acc = m;
+            } else if (dst_rank < r) {
                 red = vred(b, t, acc, count); /* acc = t op acc, after acc was sent */
                 dep(b, s, red);
             } else {
                 red = vred(b, acc, t, count); /* t = acc op t; acc moves to t */
                 acc = t;
             }
+            acc_is_src = 0;
             dep(b, last, red);
             dep(b, rv, red);
             last = red;
@@ -343,16 +431,168 @@ static GOAL_Vertex build_allreduce_recdbl(bld *b, loc src, loc dst, size_t count
         if (r & 1) {
             dep(b, last, vsend(b, acc, n, r - 1, 101));
         } else {
-            loc t = S(b, n);
-            GOAL_Vertex rv = vrecv(b, t, n, r + 1, 101);
-            dep(b, last, rv);
-            last = rv;
+            loc t = into_dst ? dst : S(b, n);
+            last = vrecv(b, t, n, r + 1, 101);
             acc = t;
+            acc_is_src = 0;
         }
     }
+    if (acc.a == dst.a && acc.m == dst.m)
+        return; /* the result is in dst already (or one rank, in place) */
     GOAL_Vertex cp = vcopy(b, acc, dst, n);
     dep(b, last, cp);
-    return cp;
+    if (src.a == dst.a && src.m == dst.m)
+        dep(b, src_send, cp); /* in place: a rendezvous send may still be reading src = dst */
+}
+
+
+/* Rabenseifner's reduce-scatter by recursive halving, the first half of his allreduce and reduce
+ * (commutative ops only: halving reorders the operands). The vector (count elements at acc) is
+ * split into pof2 chunks; after the non-power-of-two fold (the first 2*rem ranks pair up, the even
+ * one hands its vector to the odd one and drops out) newrank v ends up with the full reduction of
+ * chunk v in place in acc. Returns the last vertex, -1 in *newrank for ranks that dropped out; each
+ * send of this phase is appended to sends[] (*nsends) so the caller can order later writes of acc
+ * after them. */
+static GOAL_Vertex build_rs_halving(bld *b, loc acc, GOAL_Vertex last, size_t count, size_t esize,
+                                    int *newrank, GOAL_Vertex *sends, int *nsends)
+{
+    int p = b->p, r = b->r, pof2 = pof2_floor(p), rem = p - pof2;
+    size_t n = count * esize;
+    *nsends = 0;
+    *newrank = r < 2 * rem ? ((r & 1) ? r / 2 : -1) : r - rem;
+    if (r < 2 * rem) {
+        if (!(r & 1)) {
+            GOAL_Vertex s = vsend(b, acc, n, r + 1, 300);
+            dep(b, last, s);
+            sends[(*nsends)++] = s;
+            return s;
+        }
+        loc t = S(b, n);
+        GOAL_Vertex rv = vrecv(b, t, n, r - 1, 300);
+        GOAL_Vertex red = vred(b, t, acc, count);
+        dep(b, last, red);
+        dep(b, rv, red);
+        last = red;
+    }
+    int v = *newrank, lo = 0, hi = pof2;
+    for (int dist = pof2 / 2, k = 0; dist >= 1; dist /= 2, k++) {
+        int nd = v ^ dist, peer = nd < rem ? nd * 2 + 1 : nd + rem, mid = (lo + hi) / 2;
+        int klo = (v & dist) ? mid : lo, khi = (v & dist) ? hi : mid; /* kept half */
+        int slo = (v & dist) ? lo : mid, shi = (v & dist) ? mid : hi; /* sent half */
+        size_t so, sc, ko, kc, eo, ec;
+        chunk(count, pof2, slo, &so, &sc);
+        chunk(count, pof2, shi - 1, &eo, &ec);
+        size_t sn = (eo + ec - so) * esize;
+        chunk(count, pof2, klo, &ko, &kc);
+        chunk(count, pof2, khi - 1, &eo, &ec);
+        size_t kn = eo + ec - ko;
+        GOAL_Vertex s = vsend(b, at(acc, so * esize), sn, peer, 310 + k);
+        dep(b, last, s);
+        sends[(*nsends)++] = s;
+        loc t = S(b, kn * esize);
+        GOAL_Vertex rv = vrecv(b, t, kn * esize, peer, 310 + k);
+        GOAL_Vertex red = vred(b, t, at(acc, ko * esize), kn);
+        dep(b, last, red);
+        dep(b, rv, red);
+        last = red;
+        lo = klo;
+        hi = khi;
+    }
+    return last;
+}
+
+/* Byte range [off, off + len) of chunks [c0, c1) of count elements split into pof2 chunks. */
+static void chunk_range(size_t count, int pof2, int c0, int c1, size_t esize, size_t *off, size_t *len)
+{
+    size_t o0, n0, o1, n1;
+    chunk(count, pof2, c0, &o0, &n0);
+    chunk(count, pof2, c1 - 1, &o1, &n1);
+    *off = o0 * esize;
+    *len = (o1 + n1 - o0) * esize;
+}
+
+/* Rabenseifner allreduce: reduce-scatter by recursive halving, then allgather by recursive
+ * doubling, in dst (src copied there first unless in place); ranks that dropped out of the fold
+ * get the result from their partner. */
+static void build_allreduce_rabenseifner(bld *b, loc src, loc dst, size_t count, size_t esize,
+                                         int src_is_dst)
+{
+    int p = b->p, r = b->r, pof2 = pof2_floor(p), rem = p - pof2, v;
+    size_t n = count * esize;
+    GOAL_Vertex sends[40];
+    int nsends;
+    GOAL_Vertex last = src_is_dst ? GOAL_INVALID_VERTEX : vcopy(b, src, dst, n);
+    last = build_rs_halving(b, dst, last, count, esize, &v, sends, &nsends);
+    if (v >= 0) {
+        /* Allgather: receives overwrite parts of dst this rank sent while halving. */
+        GOAL_Vertex gate = join(b, sends, nsends, last);
+        int lo = v, hi = v + 1;
+        for (int dist = 1, k = 0; dist < pof2; dist *= 2, k++) {
+            int nd = v ^ dist, peer = nd < rem ? nd * 2 + 1 : nd + rem;
+            int plo = (v & dist) ? lo - dist : hi, phi = plo + dist;
+            size_t mo, ml, po, pl;
+            chunk_range(count, pof2, lo, hi, esize, &mo, &ml);
+            chunk_range(count, pof2, plo, phi, esize, &po, &pl);
+            GOAL_Vertex s = vsend(b, at(dst, mo), ml, peer, 340 + k);
+            GOAL_Vertex rv = vrecv(b, at(dst, po), pl, peer, 340 + k);
+            dep(b, gate, s);
+            dep(b, gate, rv);
+            GOAL_Vertex both[2] = {s, rv};
+            gate = join(b, both, 2, GOAL_INVALID_VERTEX);
+            lo = lo < plo ? lo : plo;
+            hi = hi > phi ? hi : phi;
+        }
+        last = gate;
+    }
+    if (r < 2 * rem) {
+        if (r & 1)
+            dep(b, last, vsend(b, dst, n, r - 1, 301));
+        else
+            dep(b, last, vrecv(b, dst, n, r + 1, 301)); /* after our own send of dst */
+    }
+}
+
+/* Rabenseifner reduce: reduce-scatter by recursive halving into a scratch copy, binomial gather of
+ * the chunks to newrank 0, which hands the result to the root if that is another rank. */
+static void build_reduce_rabenseifner(bld *b, const coll_spec *k)
+{
+    int p = b->p, r = b->r, pof2 = pof2_floor(p), rem = p - pof2, v;
+    size_t count = k->count, esize = k->esize, n = count * esize;
+    loc src = k->sb == COLL_IN_PLACE ? U(k->rb) : U(k->sb);
+    loc acc = S(b, n);
+    GOAL_Vertex sends[40];
+    int nsends;
+    GOAL_Vertex last = vcopy(b, src, acc, n);
+    last = build_rs_halving(b, acc, last, count, esize, &v, sends, &nsends);
+    int gatherer = rem > 0 ? 1 : 0; /* real rank of newrank 0 */
+    if (v >= 0) {
+        /* Binomial gather over newranks: v holds chunks [v, v + mask) before step mask. */
+        GOAL_Vertex gate = join(b, sends, nsends, last);
+        for (int mask = 1, k2 = 0; mask < pof2; mask *= 2, k2++) {
+            if (v & mask) {
+                int nd = v - mask, peer = nd < rem ? nd * 2 + 1 : nd + rem;
+                size_t o, l;
+                chunk_range(count, pof2, v, v + mask, esize, &o, &l);
+                dep(b, gate, vsend(b, at(acc, o), l, peer, 360 + k2));
+                break;
+            }
+            int nd = v + mask, peer = nd < rem ? nd * 2 + 1 : nd + rem;
+            size_t o, l;
+            chunk_range(count, pof2, v + mask, v + 2 * mask, esize, &o, &l);
+            GOAL_Vertex rv = vrecv(b, at(acc, o), l, peer, 360 + k2);
+            dep(b, gate, rv);
+            gate = join(b, &rv, 1, gate);
+        }
+        last = gate;
+    }
+    if (r == gatherer) {
+        if (k->root == r)
+            dep(b, last, vcopy(b, acc, U(k->rb), n));
+        else
+            dep(b, last, vsend(b, acc, n, k->root, 380));
+    } else if (r == k->root) {
+        dep(b, last, vrecv(b, U(k->rb), n, gatherer, 380)); /* in place: after rb was read */
+    }
 }
 
 /* Ring: reduce-scatter then allgather, p-1 steps each, chunks of count/p elements, in dst. */
@@ -396,6 +636,8 @@ static void build_allreduce(bld *b, const coll_spec *a, int alg)
     loc src = inplace ? U(k->rb) : U(k->sb);
     if (alg == COLL_ALG_RING)
         build_allreduce_ring(b, src, U(k->rb), k->count, k->esize, inplace);
+    else if (alg == COLL_ALG_RABENSEIFNER)
+        build_allreduce_rabenseifner(b, src, U(k->rb), k->count, k->esize, inplace);
     else
         build_allreduce_recdbl(b, src, U(k->rb), k->count, k->esize);
 }
@@ -417,6 +659,90 @@ static void build_gatherv(bld *b, const void *sb, size_t scount, void *rb, const
         } else {
             vrecv(b, dst, c * esize, i, 0);
         }
+    }
+}
+
+/* Binomial gather of n-byte blocks to root, in virtual ranks vr = r - root: vr collects the blocks
+ * of its subtree [vr, vr + span) in scratch (the root: straight into rb) and passes them up in one
+ * piece, or two where the subtree's real ranks wrap past p - 1 (both sides split it alike). */
+static void gather_pieces(bld *b, int is_send, loc base, int vbase, int a, int e, size_t n,
+                          int root, int peer, GOAL_Vertex after, GOAL_Vertex *v)
+{
+    int p = b->p, v0 = p - root; /* virtual rank of real rank 0 */
+    int cut = (root > 0 && a < v0 && v0 < e) ? v0 : e;
+    int ends[2][2] = {{a, cut}, {cut, e}};
+    for (int i = 0; i < 2; i++) {
+        v[i] = GOAL_INVALID_VERTEX;
+        if (ends[i][0] >= ends[i][1])
+            continue;
+        /* the root addresses rb by real rank, inner nodes their scratch by virtual offset */
+        size_t off = vbase < 0 ? (size_t)((ends[i][0] + root) % p) * n
+                               : (size_t)(ends[i][0] - vbase) * n;
+        size_t len = (size_t)(ends[i][1] - ends[i][0]) * n;
+        v[i] = is_send ? vsend(b, at(base, off), len, peer, 600 + i)
+                       : vrecv(b, at(base, off), len, peer, 600 + i);
+        dep(b, after, v[i]);
+    }
+}
+
+static void build_gather_binomial(bld *b, const void *sb, void *rb, size_t n, int root)
+{
+    int p = b->p, vr = mod(b->r - root, p), low = 1;
+    while (low < p && !(vr & low))
+        low <<= 1;
+    int span = vr == 0 ? p : (low < p - vr ? low : p - vr);
+    if (span == 1) { /* leaf: its own block straight from sb */
+        if (vr != 0)
+            vsend(b, U(sb), n, mod(vr - low + root, p), 600);
+        else if (sb != COLL_IN_PLACE)
+            vcopy(b, U(sb), at(U(rb), (size_t)root * n), n);
+        return;
+    }
+    loc base = vr == 0 ? U(rb) : S(b, (size_t)span * n);
+    GOAL_Vertex own = GOAL_INVALID_VERTEX;
+    if (vr != 0)
+        own = vcopy(b, U(sb), base, n);
+    else if (sb != COLL_IN_PLACE)
+        own = vcopy(b, U(sb), at(base, (size_t)root * n), n);
+    GOAL_Vertex *got = malloc(2 * 32 * sizeof *got);
+    if (!got) {
+        b->err = GOAL_ERR_NOMEM;
+        return;
+    }
+    int ng = 0;
+    for (int mask = 1; mask < span; mask <<= 1) {
+        int c = vr + mask, ce = c + mask < vr + span ? c + mask : vr + span;
+        gather_pieces(b, 0, base, vr == 0 ? -1 : vr, c, ce, n, root, (c + root) % p,
+                      GOAL_INVALID_VERTEX, &got[ng]);
+        ng += 2;
+    }
+    if (vr != 0) {
+        GOAL_Vertex all = join(b, got, ng, own), s[2];
+        gather_pieces(b, 1, base, vr, vr, vr + span, n, root, mod(vr - low + root, p), all, s);
+    }
+    free(got);
+}
+
+/* linear_sync: every rank waits for a zero-byte go-ahead from the root before it sends its block,
+ * and the root sends the next go-ahead only when the previous block arrived. At most one block is
+ * on its way to the root at a time, so large gathers never pile up at the root (all its receives
+ * are posted up front, so the block goes straight to its place). */
+static void build_gather_linear_sync(bld *b, const void *sb, void *rb, size_t n, int root)
+{
+    int p = b->p;
+    if (b->r != root) {
+        GOAL_Vertex go = vrecv(b, U(NULL), 0, root, 700);
+        dep(b, go, vsend(b, U(sb), n, root, 701));
+        return;
+    }
+    if (sb != COLL_IN_PLACE)
+        vcopy(b, U(sb), at(U(rb), (size_t)root * n), n);
+    GOAL_Vertex prev = GOAL_INVALID_VERTEX;
+    for (int k = 1; k < p; k++) {
+        int i = (root + k) % p;
+        GOAL_Vertex go = vsend(b, U(NULL), 0, i, 700);
+        dep(b, prev, go);
+        prev = vrecv(b, at(U(rb), (size_t)i * n), n, i, 701);
     }
 }
 
@@ -459,6 +785,100 @@ static void build_allgatherv_ring(bld *b, const void *sb, size_t scount, void *r
     }
 #undef BC
 #undef BD
+}
+
+/* Bruck allgather (any p, ceil(log2 p) rounds): in the rotated view block i of a rank is the block
+ * of rank (r + i) mod p; round d sends the first min(d, p - d) blocks to r - d and receives as many
+ * from r + d behind them. Rotated block i is simply rb's block (r + i) mod p, so the rounds work in
+ * rb directly and no final rotation is needed: a run of blocks that wraps past the last rank
+ * travels as two messages (both sides split it at the same place). */
+static void xfer_wrapped(bld *b, int is_send, void *rb, int first, int nblk, size_t n, int peer,
+                         int tag, GOAL_Vertex *v)
+{
+    int p = b->p, run1 = first + nblk <= p ? nblk : p - first;
+    loc base = U(rb);
+    v[0] = is_send ? vsend(b, at(base, (size_t)first * n), (size_t)run1 * n, peer, tag)
+                   : vrecv(b, at(base, (size_t)first * n), (size_t)run1 * n, peer, tag);
+    v[1] = GOAL_INVALID_VERTEX;
+    if (run1 < nblk)
+        v[1] = is_send ? vsend(b, base, (size_t)(nblk - run1) * n, peer, tag + 1)
+                       : vrecv(b, base, (size_t)(nblk - run1) * n, peer, tag + 1);
+}
+
+static void build_allgather_bruck(bld *b, const void *sb, void *rb, size_t count, size_t esize)
+{
+    int p = b->p, r = b->r;
+    size_t n = count * esize;
+    GOAL_Vertex gate = GOAL_INVALID_VERTEX;
+    if (sb != COLL_IN_PLACE)
+        gate = vcopy(b, U(sb), at(U(rb), (size_t)r * n), n);
+    for (int d = 1, k = 0; d < p; d *= 2, k++) {
+        int nblk = d < p - d ? d : p - d;
+        GOAL_Vertex s[2], rv[2];
+        xfer_wrapped(b, 1, rb, r, nblk, n, mod(r - d, p), 2 * k, s);
+        xfer_wrapped(b, 0, rb, (r + d) % p, nblk, n, (r + d) % p, 2 * k, rv);
+        for (int i = 0; i < 2; i++)
+            dep(b, gate, s[i]);
+        /* the next round sends what this one received; receives land on blocks never sent yet */
+        gate = join(b, rv, 2, gate);
+    }
+}
+
+/* Bruck alltoall for small blocks (ceil(log2 p) rounds of about p/2 blocks each instead of p - 1
+ * messages): rotate the send blocks so block i goes to rank r + i, then in round d send every block
+ * whose index has bit d set to r + d and receive the same positions from r - d; finally block i
+ * came from rank r - i. Blocks travel as one vector message per round; the received one lands in
+ * scratch and is copied into place once this round's send has read the old blocks. */
+static void build_alltoall_bruck(bld *b, const void *sb, void *rb, size_t count, size_t esize)
+{
+    int p = b->p, r = b->r;
+    size_t n = count * esize;
+    loc src = sb == COLL_IN_PLACE ? U(rb) : U(sb);
+    loc tmp = S(b, (size_t)p * n);
+    /* rotation: tmp block i = src block (r + i) mod p: two runs */
+    GOAL_Vertex c1 = vcopy(b, at(src, (size_t)r * n), tmp, (size_t)(p - r) * n);
+    GOAL_Vertex c2 = r ? vcopy(b, src, at(tmp, (size_t)(p - r) * n), (size_t)r * n)
+                       : GOAL_INVALID_VERTEX;
+    GOAL_Vertex both[2] = {c1, c2};
+    GOAL_Vertex gate = join(b, both, 2, GOAL_INVALID_VERTEX);
+    void **addr = malloc((size_t)p * sizeof *addr);
+    int *len = malloc((size_t)p * sizeof *len);
+    GOAL_Vertex *done = malloc(((size_t)p + 2) * sizeof *done);
+    if (!addr || !len || !done) {
+        free(addr), free(len), free(done);
+        b->err = GOAL_ERR_NOMEM;
+        return;
+    }
+    if (n > INT_MAX)
+        b->err = GOAL_ERR_ARG;
+    for (int d = 1, k = 0; d < p; d *= 2, k++) {
+        int m = 0;
+        for (int i = 1; i < p; i++)
+            if (i & d) {
+                addr[m] = (void *)(tmp.a + (size_t)i * n);
+                len[m++] = (int)n;
+            }
+        GOAL_Vertex s = GOAL_SendVec(b->g, addr, len, m, (r + d) % p, 500 + k, GOAL_SCRATCHPAD);
+        loc in = S(b, (size_t)m * n);
+        GOAL_Vertex rv = vrecv(b, in, (size_t)m * n, mod(r - d, p), 500 + k);
+        dep(b, gate, s);
+        dep(b, gate, rv);
+        int nd = 0;
+        done[nd++] = s;
+        done[nd++] = rv;
+        for (int i = 1, j = 0; i < p; i++)
+            if (i & d) {
+                GOAL_Vertex cp = vcopy(b, at(in, (size_t)j++ * n), at(tmp, (size_t)i * n), n);
+                dep(b, s, cp);
+                dep(b, rv, cp);
+                done[nd++] = cp;
+            }
+        gate = join(b, done, nd, GOAL_INVALID_VERTEX); /* next round reads the copied blocks */
+    }
+    free(addr), free(len), free(done);
+    /* inverse rotation: rb block (r - i) mod p = tmp block i */
+    for (int i = 0; i < p; i++)
+        dep(b, gate, vcopy(b, at(tmp, (size_t)i * n), at(U(rb), (size_t)mod(r - i, p) * n), n));
 }
 
 /* Recursive doubling allgather for power-of-two p: blocks stay contiguous by rank. */
@@ -606,7 +1026,8 @@ int coll_algo_by_name(const char *v)
         {"dissemination", COLL_ALG_DISSEMINATION}, {"binomial", COLL_ALG_BINOMIAL},
         {"scatter_allgather", COLL_ALG_SCATTER_ALLGATHER}, {"recursive_doubling", COLL_ALG_RECDBL},
         {"recdbl", COLL_ALG_RECDBL}, {"ring", COLL_ALG_RING}, {"linear", COLL_ALG_LINEAR},
-        {"pairwise", COLL_ALG_PAIRWISE}};
+        {"pairwise", COLL_ALG_PAIRWISE}, {"bruck", COLL_ALG_BRUCK},
+        {"rabenseifner", COLL_ALG_RABENSEIFNER}, {"linear_sync", COLL_ALG_LINEAR_SYNC}};
     for (size_t i = 0; v && i < sizeof names / sizeof names[0]; i++)
         if (!strcasecmp(v, names[i].name))
             return names[i].alg;
@@ -640,19 +1061,34 @@ int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
         return GOAL_ERR_NOMEM;
     const coll_spec *k = a;
     switch (k->kind) {
-    case CK_BARRIER: build_barrier(&b); break;
+    case CK_BARRIER:
+        if (k->alg == COLL_ALG_BRUCK)
+            build_barrier_bruck(&b);
+        else
+            build_barrier(&b);
+        break;
     case CK_BCAST:
         if (k->alg == COLL_ALG_SCATTER_ALLGATHER)
             build_bcast_scatter_allgather(&b, U(k->rb), k->count, k->esize, k->root);
         else
             build_bcast_binomial(&b, U(k->rb), k->count * k->esize, k->root, 0, GOAL_INVALID_VERTEX);
         break;
-    case CK_REDUCE: build_reduce(&b, a); break;
+    case CK_REDUCE:
+        if (k->alg == COLL_ALG_RABENSEIFNER)
+            build_reduce_rabenseifner(&b, a);
+        else
+            build_reduce(&b, a);
+        break;
     case CK_ALLREDUCE: build_allreduce(&b, a, k->alg); break;
     case CK_GATHER:
     case CK_GATHERV:
-        build_gatherv(&b, k->sb, k->kind == CK_GATHER ? k->count : a->scount, k->rb, a->rcounts,
-                      a->rdispls, k->count, k->esize, k->root);
+        if (k->kind == CK_GATHER && k->alg == COLL_ALG_BINOMIAL)
+            build_gather_binomial(&b, k->sb, k->rb, k->count * k->esize, k->root);
+        else if (k->kind == CK_GATHER && k->alg == COLL_ALG_LINEAR_SYNC)
+            build_gather_linear_sync(&b, k->sb, k->rb, k->count * k->esize, k->root);
+        else
+            build_gatherv(&b, k->sb, k->kind == CK_GATHER ? k->count : a->scount, k->rb,
+                          a->rcounts, a->rdispls, k->count, k->esize, k->root);
         break;
     case CK_SCATTER:
     case CK_SCATTERV:
@@ -662,6 +1098,8 @@ int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
     case CK_ALLGATHER:
         if (k->alg == COLL_ALG_RECDBL)
             build_allgather_recdbl(&b, k->sb, k->rb, k->count, k->esize);
+        else if (k->alg == COLL_ALG_BRUCK)
+            build_allgather_bruck(&b, k->sb, k->rb, k->count, k->esize);
         else
             build_allgatherv_ring(&b, k->sb, k->count, k->rb, NULL, NULL, k->count, k->esize);
         break;
@@ -670,8 +1108,11 @@ int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
         break;
     case CK_ALLTOALL:
     case CK_ALLTOALLV:
-        build_alltoallv(&b, k->sb, a->scounts, a->sdispls, k->rb, a->rcounts, a->rdispls, k->count,
-                        k->esize, k->alg);
+        if (k->kind == CK_ALLTOALL && k->alg == COLL_ALG_BRUCK)
+            build_alltoall_bruck(&b, k->sb, k->rb, k->count, k->esize);
+        else
+            build_alltoallv(&b, k->sb, a->scounts, a->sdispls, k->rb, a->rcounts, a->rdispls,
+                            k->count, k->esize, k->alg);
         break;
     case CK_RSB:
     case CK_RS: build_reduce_scatter(&b, a); break;
@@ -681,5 +1122,8 @@ int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
     GOAL_AllocateScratchpad(b.g, b.scratch);
     int rc = b.err ? b.err : goal_compile(b.g, out);
     GOAL_FreeGraph(b.g);
+    /* Every builder above writes a scratch area (copy or receive) before any vertex reads it. */
+    if (rc == GOAL_SUCCESS)
+        (*out)->scratch_dirty_ok = 1;
     return rc;
 }

@@ -32,6 +32,9 @@ enum coll_algo {
     COLL_ALG_RING,          /* allreduce (commutative, large), allgather */
     COLL_ALG_LINEAR,        /* gather, scatter, alltoall */
     COLL_ALG_PAIRWISE,      /* alltoall, large */
+    COLL_ALG_BRUCK,         /* barrier (radix 3), allgather, alltoall (small) */
+    COLL_ALG_RABENSEIFNER,  /* allreduce, reduce: reduce-scatter by halving + allgather / gather */
+    COLL_ALG_LINEAR_SYNC,   /* gather, large: the root asks each rank for its block in turn */
 };
 
 enum coll_kind {
@@ -62,12 +65,14 @@ typedef struct coll_spec {
 int coll_build(const coll_spec *spec, int size, int rank, struct goal_sched **out);
 
 /* The default algorithm table (docs/GOAL.md); `requested` (COLL_ALG_AUTO for none) wins where it
- * is valid for the operation, else the table decides. Returns COLL_ALG_AUTO for operations that
- * have a single algorithm. */
+ * is valid for the operation, else the table decides. `bytes` is the whole vector for bcast and the
+ * reductions, the block per rank for gather, allgather and alltoall. Returns COLL_ALG_AUTO for
+ * operations that have a single algorithm (scatter, the v-variants, reduce_scatter, scans). */
 int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int requested);
 
 /* Case-insensitive names: "dissemination", "binomial", "scatter_allgather", "recursive_doubling"
- * (or "recdbl"), "ring", "linear", "pairwise"; COLL_ALG_AUTO for anything else. */
+ * (or "recdbl"), "ring", "linear", "pairwise", "bruck", "rabenseifner", "linear_sync";
+ * COLL_ALG_AUTO for anything else. */
 int coll_algo_by_name(const char *name);
 /* "barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
  * "reduce_scatter_block", "scan", "exscan"; 0 for anything else (v-variants need arrays). */

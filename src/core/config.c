@@ -31,9 +31,12 @@ const config_var credo_config_vars[] = {
      "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
     {"CREDO_COLL_BCAST", CONFIG_STRING, "auto",
      "Bcast algorithm: auto (table in docs/GOAL.md), binomial or scatter_allgather"},
-    {"CREDO_COLL_ALLREDUCE", CONFIG_STRING, "auto", "Allreduce algorithm: auto, recdbl or ring"},
-    {"CREDO_COLL_ALLGATHER", CONFIG_STRING, "auto", "Allgather algorithm: auto, recdbl or ring"},
-    {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear or pairwise"},
+    {"CREDO_COLL_BARRIER", CONFIG_STRING, "auto", "Barrier algorithm: auto, dissemination or bruck"},
+    {"CREDO_COLL_REDUCE", CONFIG_STRING, "auto", "Reduce algorithm: auto, binomial or rabenseifner"},
+    {"CREDO_COLL_ALLREDUCE", CONFIG_STRING, "auto", "Allreduce algorithm: auto, recdbl, ring or rabenseifner"},
+    {"CREDO_COLL_GATHER", CONFIG_STRING, "auto", "Gather algorithm: auto, linear, binomial or linear_sync"},
+    {"CREDO_COLL_ALLGATHER", CONFIG_STRING, "auto", "Allgather algorithm: auto, recdbl, ring or bruck"},
+    {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear, pairwise or bruck"},
     {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2"},
     {NULL, 0, NULL, NULL},
 };
@@ -41,13 +44,16 @@ const config_var credo_config_vars[] = {
 /* Accepted values of the CREDO_COLL_* settings, "auto" first. */
 static const struct {
     const char *var;
-    const char *choices[4];
+    const char *choices[5];
     size_t off;
 } coll_choices[] = {
     {"CREDO_COLL_BCAST", {"auto", "binomial", "scatter_allgather", NULL}, offsetof(credo_config, coll_bcast)},
-    {"CREDO_COLL_ALLREDUCE", {"auto", "recdbl", "ring", NULL}, offsetof(credo_config, coll_allreduce)},
-    {"CREDO_COLL_ALLGATHER", {"auto", "recdbl", "ring", NULL}, offsetof(credo_config, coll_allgather)},
-    {"CREDO_COLL_ALLTOALL", {"auto", "linear", "pairwise", NULL}, offsetof(credo_config, coll_alltoall)},
+    {"CREDO_COLL_BARRIER", {"auto", "dissemination", "bruck", NULL}, offsetof(credo_config, coll_barrier)},
+    {"CREDO_COLL_REDUCE", {"auto", "binomial", "rabenseifner", NULL}, offsetof(credo_config, coll_reduce)},
+    {"CREDO_COLL_ALLREDUCE", {"auto", "recdbl", "ring", "rabenseifner", NULL}, offsetof(credo_config, coll_allreduce)},
+    {"CREDO_COLL_GATHER", {"auto", "linear", "binomial", "linear_sync", NULL}, offsetof(credo_config, coll_gather)},
+    {"CREDO_COLL_ALLGATHER", {"auto", "recdbl", "ring", "bruck", NULL}, offsetof(credo_config, coll_allgather)},
+    {"CREDO_COLL_ALLTOALL", {"auto", "linear", "pairwise", "bruck", NULL}, offsetof(credo_config, coll_alltoall)},
 };
 
 /* Stores a CREDO_COLL_* value ("" for auto); -1 with a message naming the choices if unknown. */
@@ -62,8 +68,10 @@ static int set_coll_choice(credo_config *c, const char *name, const char *text, 
                 snprintf(dst, 24, "%s", k == 0 ? "" : text);
                 return 0;
             }
-        snprintf(err, errlen, "%s=%s: expected %s, %s or %s", name, text, coll_choices[i].choices[0],
-                 coll_choices[i].choices[1], coll_choices[i].choices[2]);
+        int n = snprintf(err, errlen, "%s=%s: expected %s", name, text, coll_choices[i].choices[0]);
+        for (int k = 1; coll_choices[i].choices[k] && n > 0 && (size_t)n < errlen; k++)
+            n += snprintf(err + n, errlen - (size_t)n, "%s%s", coll_choices[i].choices[k + 1] ? ", " : " or ",
+                          coll_choices[i].choices[k]);
         return -1;
     }
     return 0;

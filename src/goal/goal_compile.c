@@ -195,6 +195,18 @@ int goal_rs_init(goal_rs *rs, const struct goal_sched *s)
     return GOAL_SUCCESS;
 }
 
+void goal_rs_init_in(goal_rs *rs, const struct goal_sched *s, uint32_t *cnt, uint32_t *ready)
+{
+    rs->s = s;
+    rs->cnt = cnt;
+    rs->ready = ready;
+    rs->head = 0;
+    rs->tail = s->nroots;
+    rs->remaining = s->nops;
+    memcpy(cnt, s->indeg, (size_t)s->nops * sizeof(uint32_t));
+    memcpy(ready, s->roots, (size_t)s->nroots * sizeof(uint32_t));
+}
+
 void goal_rs_destroy(goal_rs *rs)
 {
     free(rs->cnt);

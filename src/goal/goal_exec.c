@@ -43,7 +43,8 @@ static void gather_blocks(struct goal_run *run, const goal_vop *op, int i, unsig
 {
     for (uint32_t k = 0; k < op->nblk[i]; k++) {
         uint64_t len = run->s->app[op->buf[i] + k].len;
-        memcpy(dst, block_addr(run, op, i, k), len);
+        if (len) /* an empty block may sit in an empty scratchpad (NULL) */
+            memcpy(dst, block_addr(run, op, i, k), len);
         dst += len;
     }
 }
@@ -55,7 +56,8 @@ static void scatter_blocks(struct goal_run *run, const goal_vop *op, int i, cons
         uint64_t len = run->s->app[op->buf[i] + k].len;
         if (len > bytes)
             len = bytes;
-        memcpy(block_addr(run, op, i, k), src, len);
+        if (len)
+            memcpy(block_addr(run, op, i, k), src, len);
         src += len;
         bytes -= len;
     }
@@ -160,8 +162,18 @@ static void start_xfer(struct goal_run *run, uint32_t i, const goal_vop *op)
     p2p_req_free(req); /* p2p releases it after the hook */
 }
 
+/* Runs started and not finished, for the progress thread's idle policy (read without the lock: a
+ * stale value only shifts one sleep). */
+static int runs_in_flight;
+
+int goal_exec_in_flight(void)
+{
+    return __atomic_load_n(&runs_in_flight, __ATOMIC_RELAXED);
+}
+
 static void finish_run(struct goal_run *run)
 {
+    __atomic_store_n(&runs_in_flight, runs_in_flight - 1, __ATOMIC_RELAXED);
     if (run->scratch && !run->s->scratch_cache)
         run->s->scratch_cache = run->scratch; /* the next run of this schedule reuses it */
     else
@@ -241,39 +253,104 @@ static void drain(void)
     Q.draining = 0;
 }
 
+/* Run state pool. A run needs its record, one transfer record, one dependency counter and one ready
+ * slot per op; all four live in one block, and finished blocks wait here for the next run that fits
+ * (collectives start the same few schedules over and over, so a block is nearly always reused and a
+ * run's start costs no allocation). The executor only runs under the big lock, like the trampoline. */
+#define RUN_POOL 16
+static struct {
+    struct goal_run *blk[RUN_POOL];
+    int n;
+} Pool;
+
+static size_t run_block_bytes(uint32_t cap)
+{
+    return sizeof(struct goal_run) + (size_t)cap * (sizeof(goal_xfer) + 2 * sizeof(uint32_t));
+}
+
+static struct goal_run *run_alloc(uint32_t nops)
+{
+    uint32_t cap = nops + 1;
+    for (int i = Pool.n - 1; i >= 0; i--) /* most recently freed first: warm in cache */
+        if (Pool.blk[i]->cap >= cap) {
+            struct goal_run *run = Pool.blk[i];
+            Pool.blk[i] = Pool.blk[--Pool.n];
+            return run;
+        }
+    if (cap < 16)
+        cap = 16; /* small schedules then share blocks */
+    struct goal_run *run = malloc(run_block_bytes(cap));
+    if (run)
+        run->cap = cap;
+    return run;
+}
+
+static void run_release(struct goal_run *run)
+{
+    if (Pool.n < RUN_POOL) {
+        Pool.blk[Pool.n++] = run;
+        return;
+    }
+    /* full: keep the larger block, large schedules are the expensive ones to set up */
+    int small = 0;
+    for (int i = 1; i < RUN_POOL; i++)
+        if (Pool.blk[i]->cap < Pool.blk[small]->cap)
+            small = i;
+    if (Pool.blk[small]->cap < run->cap) {
+        free(Pool.blk[small]);
+        Pool.blk[small] = run;
+    } else {
+        free(run);
+    }
+}
+
 int goal_exec_start(struct goal_sched *s, goal_group *grp, goal_run_done_fn on_done, void *upper,
                     struct goal_run **out)
+{
+    return goal_exec_start_ex(s, grp, on_done, upper, NULL, out);
+}
+
+int goal_exec_start_ex(struct goal_sched *s, goal_group *grp, goal_run_done_fn on_done, void *upper,
+                       void *upper2, struct goal_run **out)
 {
     *out = NULL;
     if (!s || !grp)
         return GOAL_ERR_ARG;
     if (s->max_peer >= grp->size)
         return GOAL_ERR_ARG;
-    struct goal_run *run = calloc(1, sizeof *run);
+    struct goal_run *run = run_alloc(s->nops);
     if (!run)
         return GOAL_ERR_NOMEM;
+    uint32_t cap = run->cap;
+    /* Transfer records need no clearing: every field is written before it is read. */
+    run->x = (goal_xfer *)(run + 1);
+    uint32_t *cnt = (uint32_t *)(run->x + cap), *ready = cnt + cap;
     run->s = s;
     run->grp = grp;
+    run->error = 0;
+    run->done = 0;
     run->on_done = on_done;
     run->upper = upper;
-    run->x = calloc((size_t)s->nops + 1, sizeof *run->x);
+    run->upper2 = upper2;
     /* Reusing the last run's scratchpad keeps large collectives off fresh mmap'ed pages, whose faults
      * (and the kernel's zeroing) cost more than the transfer itself; it is still zero-filled. */
+    run->scratch = NULL;
     if (s->scratch && s->scratch_cache) {
         run->scratch = s->scratch_cache;
         s->scratch_cache = NULL;
-        memset(run->scratch, 0, s->scratch);
-    } else {
-        run->scratch = s->scratch ? calloc(1, s->scratch) : NULL;
+        if (!s->scratch_dirty_ok)
+            memset(run->scratch, 0, s->scratch);
+    } else if (s->scratch) {
+        run->scratch = s->scratch_dirty_ok ? malloc(s->scratch) : calloc(1, s->scratch);
+        if (!run->scratch) {
+            run_release(run);
+            return GOAL_ERR_NOMEM;
+        }
     }
-    if (!run->x || (s->scratch && !run->scratch) || goal_rs_init(&run->rs, s)) {
-        free(run->x);
-        free(run->scratch);
-        free(run);
-        return GOAL_ERR_NOMEM;
-    }
+    goal_rs_init_in(&run->rs, s, cnt, ready);
     run->seq = grp->next_seq++;
     s->active_runs++;
+    __atomic_store_n(&runs_in_flight, runs_in_flight + 1, __ATOMIC_RELAXED);
     *out = run;
     /* Completions of this run's ops that happen while we start them wait in the queue: the run's
      * start loop and the drain are one trampoline. */
@@ -293,10 +370,8 @@ void goal_exec_free(struct goal_run *run)
 {
     if (!run)
         return;
-    goal_rs_destroy(&run->rs);
-    free(run->x);
     free(run->scratch);
-    free(run);
+    run_release(run);
 }
 
 int goal_exec_wait(struct goal_run *run)

@@ -43,15 +43,22 @@ struct goal_run {
     goal_rs rs;
     goal_xfer *x;
     goal_run_done_fn on_done; /* called once when the run finishes (collectives) */
-    void *upper;              /* free for the starter */
+    void *upper, *upper2;     /* free for the starter */
+    uint32_t cap;             /* ops the pooled block has room for (executor-private) */
 };
 
 /* Starts a run of s on grp with sequence number grp->next_seq++ (GOAL_SUCCESS or an error; no run
  * on error). Ready operations start before it returns; the run may even be finished already. */
 int goal_exec_start(struct goal_sched *s, goal_group *grp, goal_run_done_fn on_done, void *upper,
                     struct goal_run **out);
-/* Frees a finished run. on_done must not free it: the starter frees it after on_done returned. */
+/* The same with a second word for the starter (run->upper2). */
+int goal_exec_start_ex(struct goal_sched *s, goal_group *grp, goal_run_done_fn on_done, void *upper,
+                       void *upper2, struct goal_run **out);
+/* Frees a finished run (its block goes back to the pool); on_done may call it: the executor touches
+ * nothing of the run after on_done. */
 void goal_exec_free(struct goal_run *run);
+/* Number of runs started and not yet finished, in this process. */
+int goal_exec_in_flight(void);
 /* Drives p2p until the run is done; returns its error. Does not free it. */
 int goal_exec_wait(struct goal_run *run);
 

@@ -74,6 +74,8 @@ struct goal_sched {
     uint32_t nroots;
     size_t scratch;
     void *scratch_cache;         /* a finished run's scratchpad, reused by the next run */
+    int scratch_dirty_ok;        /* set by builders that write before they read (src/coll): runs
+                                  * then skip zero-filling it, which costs as much as a copy */
     int32_t max_peer;            /* highest peer rank used, -1 if none */
     int reusable;
     int active_runs;             /* maintained by the executor */
@@ -124,6 +126,8 @@ typedef struct goal_rs {
 } goal_rs;
 
 int goal_rs_init(goal_rs *rs, const struct goal_sched *s);
+/* The same on caller memory (nops entries each); nothing to destroy afterwards. */
+void goal_rs_init_in(goal_rs *rs, const struct goal_sched *s, uint32_t *cnt, uint32_t *ready);
 void goal_rs_destroy(goal_rs *rs);
 static inline int goal_rs_next(goal_rs *rs, uint32_t *op)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/config.h"
 #include "core/core.h"
 
 static int me, np;
@@ -149,6 +150,9 @@ static void test_reduce_allreduce(void)
     memset(rm, 0, sizeof rm);
     CHECK(coll_allreduce(sm, rm, n, sizeof(mat), &MATMUL, &C) == 0, "allreduce mat");
     CHECK(!memcmp(rm, wm, sizeof wm), "non-commutative allreduce");
+    memcpy(rm, sm, sizeof rm);
+    CHECK(coll_allreduce(COLL_IN_PLACE, rm, n, sizeof(mat), &MATMUL, &C) == 0, "allreduce mat ip");
+    CHECK(!memcmp(rm, wm, sizeof wm), "non-commutative allreduce in place");
     /* scan / exscan with the non-commutative op */
     mat pre = mval(0, 3), exp_ex = {0, 0, 0, 0};
     for (int r = 1; r <= me; r++) {
@@ -185,6 +189,17 @@ static void test_gather_scatter(void)
                 for (int r = 0; r < np; r++)
                     for (size_t i = 0; i < n; i++)
                         CHECK(all[(size_t)r * n + i] == val(r, i, 3), "gather n %zu root %d", n, root);
+            /* in place at the root: its own block is already in place */
+            if (me == root) {
+                memset(all, 0xff, (n * (size_t)np + 1) * 8);
+                memcpy(all + (size_t)root * n, sb, n * 8);
+            }
+            CHECK(coll_gather_wait(coll_igather, me == root ? COLL_IN_PLACE : sb, all, n, root) == 0,
+                  "gather in place");
+            if (me == root)
+                for (int r = 0; r < np; r++)
+                    for (size_t i = 0; i < n; i++)
+                        CHECK(all[(size_t)r * n + i] == val(r, i, 3), "gather ip n %zu root %d", n, root);
             /* scatter back what was gathered (root), everyone gets own block */
             memset(sb, 0, (n + 1) * 8);
             CHECK(coll_gather_wait(coll_iscatter, all, sb, n, root) == 0, "scatter");
@@ -319,6 +334,35 @@ static void test_allgather_alltoall(void)
     free(rcnt), free(full), free(sc), free(sd), free(rc), free(rd), free(sb), free(rb);
 }
 
+/* A barrier must not let any rank out before every rank entered. Each rank first puts a message
+ * into every other rank's mailbox (eager: the send completes once it is in the ring), then enters
+ * the barrier; a rank can only leave after a barrier message that causally follows every peer's
+ * entry, and each peer's ring holds that peer's message before it, so after the barrier every
+ * message must already be there for a probe. A barrier that lets a rank out early fails this
+ * whenever a peer is slow, and nothing here depends on timing to pass. */
+static void test_barrier_order(void)
+{
+    for (int rep = 0; rep < 3; rep++) {
+        int token = me;
+        for (int s = 0; s < np; s++)
+            if (s != me) {
+                p2p_req *rq;
+                CHECK(p2p_isend(&token, sizeof token, s, rep, 78, P2P_MODE_STANDARD, &rq) == 0, "isend");
+                p2p_wait(rq);
+                p2p_req_free(rq);
+            }
+        CHECK(coll_barrier(&C) == 0, "barrier");
+        for (int s = 0; s < np; s++)
+            if (s != me) {
+                int flag = 0, got = -1;
+                p2p_status st;
+                CHECK(p2p_iprobe(s, rep, 78, &flag, &st) == 0, "iprobe");
+                CHECK(flag, "left the barrier before rank %d's pre-barrier message arrived", s);
+                CHECK(p2p_recv(&got, sizeof got, s, rep, 78, NULL) == 0 && got == s, "recv");
+            }
+    }
+}
+
 /* Several non-blocking collectives in flight, interleaved with p2p traffic on another context. */
 static void test_nonblocking_overlap(void)
 {
@@ -352,6 +396,16 @@ static void test_nonblocking_overlap(void)
         }
 }
 
+/* Every algorithm a CREDO_COLL_* setting can force, set the way MPI_Init leaves it (config_load
+ * keeps "" for auto), each followed by the tests that exercise that collective. Where an algorithm
+ * does not apply (recdbl allgather at non-powers of two, Rabenseifner for zero or one element or a
+ * non-commutative op) coll_choose falls back to the table, which the same checks then cover. */
+typedef struct forced {
+    char *setting;
+    const char *value;
+    void (*test)(void);
+} forced;
+
 int main(void)
 {
     CHECK(credo_init() == 0, "credo_init");
@@ -359,10 +413,39 @@ int main(void)
     np = credo_rt.size;
     CHECK(coll_comm_init(&C, np, me, NULL, 0xC0A1D000u) == 0, "comm init");
     test_barrier_bcast();
+    test_barrier_order();
     test_reduce_allreduce();
     test_gather_scatter();
     test_allgather_alltoall();
     test_nonblocking_overlap();
+    credo_config *k = &credo_cfg;
+    const forced runs[] = {
+        {k->coll_barrier, "dissemination", test_barrier_order},
+        {k->coll_barrier, "bruck", test_barrier_order},
+        {k->coll_barrier, "bruck", test_barrier_bcast},
+        {k->coll_bcast, "binomial", test_barrier_bcast},
+        {k->coll_bcast, "scatter_allgather", test_barrier_bcast},
+        {k->coll_reduce, "binomial", test_reduce_allreduce},
+        {k->coll_reduce, "rabenseifner", test_reduce_allreduce},
+        {k->coll_allreduce, "recdbl", test_reduce_allreduce},
+        {k->coll_allreduce, "ring", test_reduce_allreduce},
+        {k->coll_allreduce, "rabenseifner", test_reduce_allreduce},
+        {k->coll_allreduce, "rabenseifner", test_nonblocking_overlap},
+        {k->coll_gather, "linear", test_gather_scatter},
+        {k->coll_gather, "binomial", test_gather_scatter},
+        {k->coll_gather, "linear_sync", test_gather_scatter},
+        {k->coll_allgather, "recdbl", test_allgather_alltoall},
+        {k->coll_allgather, "ring", test_allgather_alltoall},
+        {k->coll_allgather, "bruck", test_allgather_alltoall},
+        {k->coll_alltoall, "linear", test_allgather_alltoall},
+        {k->coll_alltoall, "pairwise", test_allgather_alltoall},
+        {k->coll_alltoall, "bruck", test_allgather_alltoall},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        snprintf(runs[i].setting, 24, "%s", runs[i].value);
+        runs[i].test();
+        runs[i].setting[0] = '\0';
+    }
     CHECK(coll_barrier(&C) == 0, "final barrier");
     coll_comm_destroy(&C);
     credo_finalize();
