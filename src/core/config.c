@@ -22,7 +22,7 @@ const config_var credo_config_vars[] = {
      "pull rendezvous data with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
-     "idle polls before a waiting rank starts yielding (0 = auto: long when ranks <= cores, short otherwise)"},
+     "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)"},
     {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
     {"CREDO_SEND_BATCH", CONFIG_INT, "16",
      "most slots of small back-to-back isends to one destination written with one reservation (0 = off)"},
