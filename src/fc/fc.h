@@ -95,6 +95,12 @@ typedef struct fc_ops {
     /* Checks the scheme's internal invariants (dynamic: I1 and slot conservation); 0 if they hold,
      * else -1 with a one-line reason. Cost O(nranks): for tests and debug builds only. */
     int (*check)(const fc_state *st, char *err, size_t errlen);
+
+    /* Optional (NULL = not needed; callers test it). Receiver side: `npkts` data packets from `src`
+     * were retrieved but are *held* (unexpected, not yet matched), so on_retrieved comes only later.
+     * An activity signal only: it changes no slot accounting and queues no control packet. The
+     * dynamic scheme uses it to tell a sender whose messages wait unmatched from an idle one. */
+    void (*on_arrived)(fc_state *st, uint32_t src, uint32_t npkts);
 } fc_ops;
 
 extern const fc_ops fc_none_ops;

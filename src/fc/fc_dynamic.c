@@ -20,6 +20,7 @@ enum {
     F_RESP_READY = 1u << 4, /* credit taken, response to s ready for next_ctrl */
     F_IN_CTRLQ = 1u << 5,
     F_IN_DEFERQ = 1u << 6,
+    F_QUIET = 1u << 7,      /* receiver side: robbed, and no packet of s arrived or was released since */
 };
 
 /* Receiver-side state for one sender, plus this process' control flags towards that peer. One
@@ -214,6 +215,11 @@ static void steal_for(fc_state *st, uint32_t s)
      * NULL the victim regains quota at its first monitoring point if it becomes active). */
     if (pv->current <= st->c)
         cred = pv->intended - st->c;
+    /* A victim robbed before with no packet arrived (held or not) and none released since is idle:
+     * it loses its whole dynamic quota, and a request (6.5.4) below makes it return the credits it
+     * still holds, so they reach the active senders at once instead of over several robberies. */
+    if (pv->flags & F_QUIET)
+        cred = pv->intended - st->c;
     if (cred > pv->intended - st->c)
         cred = pv->intended - st->c; /* never into the static part */
     ps->intended += cred;
@@ -228,6 +234,7 @@ static void steal_for(fc_state *st, uint32_t s)
     } else {
         list_move_front(st, st->level_list[LVL_MEDIUM], v);
     }
+    pv->flags |= F_QUIET;
 }
 
 static void monitoring_point(fc_state *st, uint32_t s)
@@ -538,6 +545,8 @@ static void dyn_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
         npkts = p->current;
     }
     st->counters.retrieved_packets += npkts;
+    if (npkts)
+        p->flags &= (uint8_t)~F_QUIET;
     /* Slot management (6.5.1) then activity control per packet, so each event sees the slot
      * just freed in available_slots ("at least 1 credit"). */
     for (uint32_t k = 0; k < npkts; k++) {
@@ -548,6 +557,24 @@ static void dyn_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
     }
     serve_deferred(st);
     DYN_ASSERT_I1(st, src);
+}
+
+/* Activity only (fc.h): packets of src are held unexpected, so src is not idle even though nothing
+ * of it was released. It clears the quiet mark and refreshes src within LOW like an event does, so
+ * the victim taken at LOW's tail is an idle sender, not one whose messages wait unmatched. Only the
+ * list order and a flag change, so I1 and the sums are untouched. */
+static void dyn_on_arrived(fc_state *st, uint32_t src, uint32_t npkts)
+{
+    if (src >= st->nranks || src == st->self) {
+        st->counters.protocol_errors++;
+        return;
+    }
+    if (!npkts)
+        return;
+    dyn_peer *p = &st->peer[src];
+    p->flags &= (uint8_t)~F_QUIET;
+    if (p->list == st->level_list[LVL_LOW])
+        list_move_front(st, p->list, src);
 }
 
 static int dyn_next_ctrl(fc_state *st, fc_ctrl *out)
@@ -664,4 +691,5 @@ const fc_ops fc_dynamic_ops = {
     .state_bytes = dyn_state_bytes,
     .peer_view = dyn_peer_view,
     .check = dyn_check,
+    .on_arrived = dyn_on_arrived,
 };

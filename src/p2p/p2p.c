@@ -253,6 +253,9 @@ static inline void fc_release(int src, uint32_t n)
 
 static void held_add(int src, uint32_t n, size_t bytes)
 {
+    /* Held slots are released (on_retrieved) only at match time; this tells the scheme the sender is active. */
+    if (n && P.fc_credits && P.fc->on_arrived)
+        P.fc->on_arrived(P.fcs, (uint32_t)src, n);
     P.held_src[src] += n;
     P.held_slots += n;
     P.unexpected_bytes += bytes;

@@ -230,6 +230,8 @@ int model_retrieve(fc_model *m, uint32_t j, int hold)
             m->ops->on_ctrl(r->fc, p.src, FC_CTRL_CREDIT, p.value, 1);
         if (hold) {
             r->held[p.src]++;
+            if (m->ops->on_arrived) /* held as unexpected: activity, released later */
+                m->ops->on_arrived(r->fc, p.src, 1);
         } else {
             m->ops->on_retrieved(r->fc, p.src, 1);
             m->data_released++;

@@ -214,6 +214,80 @@ static void test_low_victim_is_least_recently_active(void **unused)
     D->destroy(st);
 }
 
+/* Streams packets from `s` until credits_stolen grows past `before`; returns the new total. */
+static uint64_t stream_until_stolen_above(fc_state *st, uint32_t s, uint64_t before)
+{
+    fc_ctrl c;
+    for (int k = 0; k < 400 && D->counters(st)->credits_stolen == before; k++) {
+        D->on_retrieved(st, s, 1);
+        while (D->next_ctrl(st, &c))
+            if (c.kind != FC_CTRL_CREDIT)
+                assert_int_equal(c.kind, FC_CTRL_REQUEST);
+        assert_consistent(st);
+    }
+    return D->counters(st)->credits_stolen;
+}
+
+/* Robs sender 2 (which holds dynamic credits) twice for a busy sender 1; between the two robberies
+ * sender 2 has `arrivals` packets arrive as unexpected (on_arrived). Returns sender 2's quota. */
+static uint32_t second_robbery(uint32_t arrivals, uint64_t *requests)
+{
+    fc_state *st = make(3, 0, 12, 2); /* senders 1, 2: intended 10 each, data region 20 */
+    fc_ctrl c;
+    D->on_retrieved(st, 2, 1); /* one event: sender 2 now holds 1 + 4 credits */
+    while (D->next_ctrl(st, &c))
+        assert_int_equal(c.kind, FC_CTRL_CREDIT);
+    uint64_t stolen = stream_until_stolen_above(st, 1, 0);
+    assert_int_equal(stolen, 3); /* Eq. 6.1 between equal quotas: C + 1 */
+    assert_int_equal(view(st, 2).intended, 7);
+    if (arrivals)
+        D->on_arrived(st, 2, arrivals);
+    assert_true(stream_until_stolen_above(st, 1, stolen) > stolen);
+    assert_consistent(st);
+    uint32_t q = view(st, 2).intended;
+    *requests = D->counters(st)->compulsory_requests;
+    assert_int_equal(D->counters(st)->protocol_errors, 0);
+    D->destroy(st);
+    return q;
+}
+
+/* A victim robbed before, with no packet arrived or released since, is idle: the second robbery
+ * takes its whole dynamic quota and asks for the credits it holds (compulsory request). Without
+ * the rule Eq. 6.1 would move only |13 - 7| div 2 = 3 and leave it 4, with no request. */
+static void test_quiet_victim_loses_all(void **unused)
+{
+    uint64_t req;
+    assert_int_equal(second_robbery(0, &req), 2);
+    assert_int_equal(req, 1);
+}
+
+/* A packet held unexpected (on_arrived, nothing released) shows the sender is busy: the second
+ * robbery is Eq. 6.1 again, with no request. This is the case the release count alone cannot see. */
+static void test_arrival_keeps_victim_active(void **unused)
+{
+    uint64_t req;
+    assert_int_equal(second_robbery(1, &req), 4);
+    assert_int_equal(req, 0);
+}
+
+/* An arrival refreshes its sender within LOW like an event does: LOW holds 1, 2, 3 from head to
+ * tail, and after packets of 3 are held (not released) the first victim is 2, not 3. */
+static void test_arrival_refreshes_low(void **unused)
+{
+    fc_state *st = make(4, 0, 12, 2);
+    D->on_arrived(st, 3, 2);
+    assert_no_ctrl(st);
+    assert_int_equal(view(st, 3).granted, 2); /* no slot accounting */
+    assert_consistent(st);
+    assert_true(stream_until_steal(st, 1) > 0);
+    assert_int_equal(view(st, 3).intended, 10);
+    assert_true(view(st, 2).intended < 10);
+    D->on_arrived(st, 0, 1); /* ourselves: refused and counted */
+    D->on_arrived(st, 9, 1);
+    assert_int_equal(D->counters(st)->protocol_errors, 2);
+    D->destroy(st);
+}
+
 /* Sender side: a request is answered with the excess; without a credit the response waits and
  * takes the first credit that arrives, ahead of data. */
 static void test_request_response(void **unused)
@@ -377,6 +451,9 @@ int main(void)
         cmocka_unit_test(test_promise_victim_loses_all),
         cmocka_unit_test(test_holding_victim_eq_6_1),
         cmocka_unit_test(test_low_victim_is_least_recently_active),
+        cmocka_unit_test(test_quiet_victim_loses_all),
+        cmocka_unit_test(test_arrival_keeps_victim_active),
+        cmocka_unit_test(test_arrival_refreshes_low),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
