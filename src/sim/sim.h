@@ -25,7 +25,9 @@ typedef struct sim_op {
     uint32_t nreq;
     uint32_t nireq;
     uint32_t pending; /* run state: dependencies not yet satisfied */
-    uint8_t kind, cpu, nic, done;
+    uint8_t kind, cpu, nic;
+    uint8_t done;     /* run state: 1 finished, 2 receive posted (then `ready` and `pending` hold its
+                         matching order and queue link, see sim_post_recv) */
 } sim_op;
 
 typedef struct sim_sched {
@@ -36,7 +38,6 @@ typedef struct sim_sched {
     sim_op *ops;
     uint32_t *succ;          /* successor op indices (global) */
     uint64_t nsucc;
-    uint32_t *ndeps;         /* per op: dependency count, to re-arm `pending` */
     uint32_t *line;          /* per op: source line in the GOAL file, or NULL for built schedules */
     char *name;              /* file name or pattern description, for messages */
 } sim_sched;
@@ -86,6 +87,9 @@ typedef struct sim_cluster {
     int piggyback;              /* piggyback returned credits on data messages */
     int rr_packets;             /* inject messages packet-by-packet round-robin (old model) instead
                                    of message by message as src/p2p does */
+    int hold_unexpected;        /* as src/p2p: an eager message unexpected at its first packet keeps
+                                   its slots until a receive matches it; a receiver with nothing
+                                   left to do releases (spills) all it holds */
     uint32_t eager_max;         /* bytes; above: rendezvous (one request packet + RMA get) */
     uint32_t pkt_payload;       /* bytes of MPI data+header per mailbox packet (56) */
     uint32_t mpi_header;        /* bytes of MPI header in the first packet (16) */
@@ -116,7 +120,9 @@ typedef struct sim_stats {
     /* cluster model */
     uint64_t data_packets, ctrl_packets, credit_packets, piggybacked, delayed_msgs, delayed_pkts,
         eager_msgs, shm_msgs, rndv_msgs, max_mailbox,
-        mailbox_overflows;     /* packets that found the receiver's mailbox full (a scheme bug) */
+        mailbox_overflows,     /* packets that found the receiver's mailbox full (a scheme bug) */
+        held_packets,          /* --hold-unexpected: packets whose slots were held at retrieval */
+        spilled_packets;       /* ... of which released by an idle-time spill, not by a match */
     double wall_s;               /* host time of the run */
     double cpu_s;                /* CPU time of the run (the machine may be shared) */
     size_t peak_queue;           /* largest event-queue size */

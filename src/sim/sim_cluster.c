@@ -35,14 +35,28 @@ void sim_cluster_default(sim_cluster *c)
 
 enum pkt_kind { PK_DATA = 0, PK_CREDIT = 1, PK_REQUEST = 2, PK_RESPONSE = 3, PK_SHM = 4 };
 
+/* A packet's contents, copied by value: into its channel while in flight, then into the receiver's
+ * mailbox ring. Only shared-memory packets (and out-of-order ones, never seen) wait in the pool. */
 typedef struct sim_pkt {
-    uint32_t next;  /* mailbox FIFO / free list */
-    uint32_t src;   /* sending rank */
+    uint32_t src;   /* sending rank; pool free list while free */
     uint32_t msg;   /* data: message; SIM_NIL for control */
     uint32_t value; /* control: credits; data: piggybacked credits */
     uint8_t kind;
     uint8_t last;   /* last packet of its message */
 } sim_pkt;
+
+/* A packet in flight on a channel, with the event key it would have in the queue: 32 bytes, kept
+ * in a ring per channel so the next head is next to the last one in memory. */
+typedef struct sim_chent {
+    uint64_t at, seq;
+    uint32_t src, msg, value;
+    uint32_t to_kind; /* receiving rank | kind << 28 | last << 31 (ranks < 2^28) */
+} sim_chent;
+
+typedef struct sim_chan {
+    sim_chent *e;
+    uint32_t head, n, cap; /* cap is 0 or a power of two */
+} sim_chan;
 
 /* A message being injected packet by packet. Jobs to one destination stay in order: a job blocked
  * on credits blocks the later jobs to the same destination, not the others. */
@@ -56,8 +70,11 @@ typedef struct sim_job {
 
 typedef struct sim_rank {
     fc_state *fc;
-    uint32_t mb_head, mb_tail, mb_fill; /* mailbox FIFO of arrived packets */
+    sim_pkt *mb;                        /* mailbox ring of arrived packets ... */
+    uint32_t mb_head, mb_n, mb_cap;     /* ... (mb_cap 0 or a power of two) */
+    uint32_t mb_fill;                   /* of which inter-node (slot-holding) packets */
     uint32_t run_head, run_tail;        /* jobs ready to inject */
+    uint32_t held_total, epoch;         /* --hold-unexpected: slots held; spills so far */
     uint8_t cpu_armed;                  /* an EV_CPU is queued */
 } sim_rank;
 
@@ -68,6 +85,9 @@ typedef struct sim_cl {
     uint64_t *nic_free;   /* per node */
     uint64_t *link_free;  /* per node x 6 directions */
     uint32_t *blk_head, *blk_tail; /* per (rank, dest): blocked jobs, nranks*nranks */
+    sim_chan *ch;                  /* per (source node, destination node): packets in flight */
+    int no_channels;               /* CREDOSIM_NO_CHANNELS=1: every packet its own event (to compare) */
+    uint32_t *held_from;           /* --hold-unexpected: per (receiver, sender) slots held, n*n */
     sim_pkt *pk;
     uint32_t pkcap, pkfree;
     sim_job *jb;
@@ -92,22 +112,19 @@ static uint32_t pkt_new(sim_engine *E)
         }
         C->pk = p;
         for (uint32_t i = ncap; i-- > C->pkcap;) {
-            p[i].next = C->pkfree;
+            p[i].src = C->pkfree;
             C->pkfree = i;
         }
         C->pkcap = ncap;
     }
     uint32_t i = C->pkfree;
-    C->pkfree = C->pk[i].next;
-    memset(&C->pk[i], 0, sizeof C->pk[i]);
-    C->pk[i].next = SIM_NIL;
-    C->pk[i].msg = SIM_NIL;
+    C->pkfree = C->pk[i].src; /* every caller assigns the whole packet */
     return i;
 }
 
 static void pkt_free(sim_cl *C, uint32_t i)
 {
-    C->pk[i].next = C->pkfree;
+    C->pk[i].src = C->pkfree;
     C->pkfree = i;
 }
 
@@ -146,6 +163,8 @@ int sim_cl_init(sim_engine *E)
         return sim_fail(E, "out of memory");
     E->cl = C;
     C->pkfree = C->jbfree = SIM_NIL;
+    const char *noch = getenv("CREDOSIM_NO_CHANNELS");
+    C->no_channels = noch && *noch && strcmp(noch, "0") != 0;
     C->ops = fc_lookup(c->fc ? c->fc : "none");
     if (!C->ops)
         return sim_fail(E, "--fc %s: unknown flow-control scheme (expected none, static or dynamic)", c->fc);
@@ -161,7 +180,14 @@ int sim_cl_init(sim_engine *E)
     C->link_free = calloc((size_t)(cap ? cap : 1) * 6, sizeof *C->link_free);
     C->blk_head = malloc((size_t)n * n * sizeof *C->blk_head);
     C->blk_tail = malloc((size_t)n * n * sizeof *C->blk_tail);
-    if (!C->rk || !C->nic_free || !C->link_free || !C->blk_head || !C->blk_tail)
+    size_t nch = (size_t)C->nnodes * C->nnodes;
+    C->ch = calloc(nch, sizeof *C->ch);
+    if (c->hold_unexpected && strcmp(C->ops->name, "none") != 0) { /* no credits to hold without fc */
+        C->held_from = calloc((size_t)n * n, sizeof *C->held_from);
+        if (!C->held_from)
+            return sim_fail(E, "out of memory for the cluster model of %u ranks", n);
+    }
+    if (!C->rk || !C->nic_free || !C->link_free || !C->blk_head || !C->blk_tail || !C->ch)
         return sim_fail(E, "out of memory for the cluster model of %u ranks", n);
     memset(C->blk_head, 0xff, (size_t)n * n * sizeof *C->blk_head);
     memset(C->blk_tail, 0xff, (size_t)n * n * sizeof *C->blk_tail);
@@ -170,7 +196,7 @@ int sim_cl_init(sim_engine *E)
         fc_params p = {n, r, c->slots_per_peer, c->credit_slots};
         if (C->ops->create(&p, &C->rk[r].fc, err, sizeof err) != 0)
             return sim_fail(E, "%s", err);
-        C->rk[r].mb_head = C->rk[r].mb_tail = C->rk[r].run_head = C->rk[r].run_tail = SIM_NIL;
+        C->rk[r].run_head = C->rk[r].run_tail = SIM_NIL;
         if (r == 0) {
             fc_params q = p;
             C->mailbox_cap = C->ops->mailbox_slots(&q);
@@ -185,13 +211,20 @@ void sim_cl_free(sim_engine *E)
     if (!C)
         return;
     for (uint32_t r = 0; C->rk && r < E->s->nranks; r++)
+    {
         if (C->rk[r].fc)
             C->ops->destroy(C->rk[r].fc);
+        free(C->rk[r].mb);
+    }
     free(C->rk);
     free(C->nic_free);
     free(C->link_free);
     free(C->blk_head);
     free(C->blk_tail);
+    for (size_t i = 0; C->ch && i < (size_t)C->nnodes * C->nnodes; i++)
+        free(C->ch[i].e);
+    free(C->ch);
+    free(C->held_from);
     free(C->pk);
     free(C->jb);
     free(C);
@@ -256,10 +289,95 @@ static uint64_t route(sim_engine *E, uint32_t from, uint32_t to, uint64_t t, uin
     return tm + c->wire_ns;
 }
 
-static void send_pkt(sim_engine *E, uint32_t from, uint32_t to, uint32_t pi, uint64_t t)
+/* Packets between two nodes arrive in the order they were routed (the NIC and every link on their
+ * fixed path hand out non-decreasing times), and later packets take larger seqs: each node pair's
+ * in-flight packets form a sorted channel, and only its head needs to be in the event queue. The
+ * pop order is exactly that of queueing every packet, but the queue holds at most one event per
+ * node pair instead of every packet in flight (37 M at 1024 ranks), so it stays in cache. */
+static inline size_t chan_of(const sim_engine *E, uint32_t from, uint32_t to)
 {
-    uint64_t arr = route(E, from, to, t, 0);
-    sim_push(E, arr, sim_next_seq(E), pi, to, EV_PKT);
+    return (size_t)node_of(E, from) * E->cl->nnodes + node_of(E, to);
+}
+
+static void send_pkt(sim_engine *E, uint32_t from, uint32_t to, const sim_pkt *p, uint64_t t)
+{
+    sim_cl *C = E->cl;
+    uint64_t arr = route(E, from, to, t, 0), seq = sim_next_seq(E);
+    size_t c = chan_of(E, from, to);
+    sim_chan *ch = &C->ch[c];
+    if (C->no_channels || (ch->n && ch->e[(ch->head + ch->n - 1) & (ch->cap - 1)].at > arr)) {
+        /* out of order is not expected (route() is monotone per node pair); the order stays
+         * exact regardless */
+        uint32_t pi = pkt_new(E);
+        if (pi == SIM_NIL)
+            return;
+        C->pk[pi] = *p;
+        sim_push(E, arr, seq, pi, to, EV_PKT);
+        return;
+    }
+    if (ch->n == ch->cap) {
+        uint32_t ncap = ch->cap ? ch->cap * 2 : 64;
+        sim_chent *ne = malloc((size_t)ncap * sizeof *ne);
+        if (!ne) {
+            sim_fail(E, "out of memory for packets in flight");
+            return;
+        }
+        for (uint32_t i = 0; i < ch->n; i++)
+            ne[i] = ch->e[(ch->head + i) & (ch->cap - 1)];
+        free(ch->e);
+        ch->e = ne;
+        ch->head = 0;
+        ch->cap = ncap;
+    }
+    ch->e[(ch->head + ch->n) & (ch->cap - 1)] =
+        (sim_chent){arr, seq, p->src, p->msg, p->value, to | (uint32_t)p->kind << 28 | (uint32_t)p->last << 31};
+    if (ch->n++ == 0)
+        sim_push(E, arr, seq, (uint32_t)c, to, EV_CHAN);
+}
+
+/* A packet lands in `to`'s mailbox. */
+static void land(sim_engine *E, uint32_t to, const sim_pkt *p)
+{
+    sim_cl *C = E->cl;
+    sim_rank *R = &C->rk[to];
+    if (R->mb_n == R->mb_cap) {
+        uint32_t ncap = R->mb_cap ? R->mb_cap * 2 : 16;
+        sim_pkt *nb = malloc((size_t)ncap * sizeof *nb);
+        if (!nb) {
+            sim_fail(E, "out of memory for a mailbox of %u packets", ncap);
+            return;
+        }
+        for (uint32_t i = 0; i < R->mb_n; i++)
+            nb[i] = R->mb[(R->mb_head + i) & (R->mb_cap - 1)];
+        free(R->mb);
+        R->mb = nb;
+        R->mb_head = 0;
+        R->mb_cap = ncap;
+    }
+    R->mb[(R->mb_head + R->mb_n++) & (R->mb_cap - 1)] = *p;
+    if (p->kind != PK_SHM) {
+        R->mb_fill++;
+        if (R->mb_fill > E->st.max_mailbox)
+            E->st.max_mailbox = R->mb_fill;
+        if (R->mb_fill > C->mailbox_cap && strcmp(C->ops->name, "none") != 0)
+            C->overflows++;
+    }
+    arm_cpu(E, to);
+}
+
+/* Channel c's head landed: its successor becomes the channel's event. */
+static void chan_land(sim_engine *E, uint32_t c)
+{
+    sim_chan *ch = &E->cl->ch[c];
+    const sim_chent *e = &ch->e[ch->head];
+    sim_pkt p = {e->src, e->msg, e->value, (uint8_t)(e->to_kind >> 28 & 7), (uint8_t)(e->to_kind >> 31)};
+    uint32_t to = e->to_kind & 0x0fffffffu;
+    ch->head = (ch->head + 1) & (ch->cap - 1);
+    if (--ch->n) {
+        const sim_chent *nx = &ch->e[ch->head];
+        sim_push(E, nx->at, nx->seq, c, nx->to_kind & 0x0fffffffu, EV_CHAN);
+    }
+    land(E, to, &p);
 }
 
 /* Eager data arrives whole at retrieval of its last packet: match it or file it unexpected. */
@@ -271,16 +389,80 @@ static void deliver(sim_engine *E, uint32_t mi, uint64_t t)
         sim_file_unexpected(E, mi);
         return;
     }
-    uint32_t rop = E->m[r].op;
-    sim_msg_free(E, r);
-    sim_cl_recv_matched(E, m->dst, rop, mi, t);
+    sim_cl_recv_matched(E, m->dst, r, mi, t);
 }
 
 /* Rendezvous: the receiver gets the data with an RMA GET; both sides complete when it lands. */
+static void drain_ctrl(sim_engine *E, uint32_t r);
+
+/* --hold-unexpected: a data packet retrieved at r is held (returns 1) when its message found no
+ * posted receive at its first packet and no spill has released the message's slots since. */
+static int hold_pkt(sim_engine *E, uint32_t r, const sim_pkt *p)
+{
+    sim_cl *C = E->cl;
+    sim_msg *m = &E->m[p->msg];
+    if (!C->held_from || m->rndv)
+        return 0;
+    sim_rank *R = &C->rk[r];
+    if (m->hold == 0) {
+        m->hold = sim_match_posted(E, r, m->src, m->tag, 0) == SIM_NIL ? 1 : 2;
+        m->hold_epoch = R->epoch;
+        m->held = 0;
+    }
+    if (m->hold != 1 || m->hold_epoch != R->epoch)
+        return 0;
+    m->held++;
+    E->st.held_packets++;
+    C->held_from[(size_t)r * E->s->nranks + p->src]++;
+    R->held_total++;
+    if (C->ops->on_arrived) /* as src/p2p's held_add: the sender counts as active */
+        C->ops->on_arrived(R->fc, p->src, 1);
+    return 1;
+}
+
+/* A receive matched m at host: its held slots are released with one on_retrieved, as src/p2p. */
+static void release_held(sim_engine *E, uint32_t host, sim_msg *m)
+{
+    sim_cl *C = E->cl;
+    sim_rank *R = &C->rk[host];
+    if (m->hold == 1 && m->hold_epoch == R->epoch && m->held) {
+        C->ops->on_retrieved(R->fc, m->src, m->held);
+        C->held_from[(size_t)host * E->s->nranks + m->src] -= m->held;
+        R->held_total -= m->held;
+        m->held = 0;
+        drain_ctrl(E, host);
+    }
+    m->hold = 2;
+}
+
+/* The receiver has nothing to do (every operation it runs waits): every held slot is released, as
+ * src/p2p's idle-time spill rule does for the sources its waits depend on (all of them once its
+ * own sends are stuck; the model does not tell them apart). A schedule can then never wait on
+ * slots its receiver is sitting on. */
+static void spill(sim_engine *E, uint32_t r)
+{
+    sim_cl *C = E->cl;
+    sim_rank *R = &C->rk[r];
+    uint32_t n = E->s->nranks;
+    for (uint32_t src = 0; src < n && R->held_total; src++) {
+        uint32_t *h = &C->held_from[(size_t)r * n + src];
+        if (*h) {
+            C->ops->on_retrieved(R->fc, src, *h);
+            E->st.spilled_packets += *h;
+            R->held_total -= *h;
+            *h = 0;
+        }
+    }
+    R->epoch++;
+    drain_ctrl(E, r);
+}
+
 void sim_cl_recv_matched(sim_engine *E, uint32_t host, uint32_t recv_op, uint32_t mi, uint64_t t)
 {
     const sim_cluster *c = &E->cfg->cl;
     sim_msg *m = &E->m[mi];
+    if (E->cl->held_from)
+        release_held(E, host, m);
     if (m->rndv) {
         m->op = m->op; /* send op stays in the message; the receive rides in `time` */
         m->time = recv_op;
@@ -359,7 +541,7 @@ void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
         uint32_t pi = pkt_new(E);
         if (pi == SIM_NIL)
             return;
-        E->cl->pk[pi] = (sim_pkt){SIM_NIL, host, mi, 0, PK_SHM, 1};
+        E->cl->pk[pi] = (sim_pkt){.src = host, .msg = mi, .kind = PK_SHM, .last = 1};
         sim_push(E, *cpu + c->shm_L_ns, sim_next_seq(E), pi, m->dst, EV_PKT);
         sim_op_finished(E, host, op, *cpu);
         return;
@@ -390,11 +572,8 @@ static void drain_ctrl(sim_engine *E, uint32_t r)
     sim_cl *C = E->cl;
     fc_ctrl out;
     while (C->ops->next_ctrl(C->rk[r].fc, &out)) {
-        uint32_t pi = pkt_new(E);
-        if (pi == SIM_NIL)
-            return;
         uint8_t kind = out.kind == FC_CTRL_CREDIT ? PK_CREDIT : out.kind == FC_CTRL_REQUEST ? PK_REQUEST : PK_RESPONSE;
-        C->pk[pi] = (sim_pkt){SIM_NIL, r, SIM_NIL, out.value, kind, 1};
+        sim_pkt pk = {.src = r, .msg = SIM_NIL, .value = out.value, .kind = kind, .last = 1};
         /* control packets are injected right away at PIO cost: the scheme already holds the
          * credit a request/response needs, and credit packets need none */
         uint64_t *cpu = &E->nexto[(size_t)r * E->nc];
@@ -402,7 +581,7 @@ static void drain_ctrl(sim_engine *E, uint32_t r)
         *cpu = st + E->cfg->cl.pio_ns;
         if (kind != PK_CREDIT)
             E->st.ctrl_packets++;
-        send_pkt(E, r, out.peer, pi, *cpu);
+        send_pkt(E, r, out.peer, &pk, *cpu);
     }
 }
 
@@ -419,12 +598,10 @@ static void cpu_step(sim_engine *E, uint32_t r)
         arm_cpu(E, r);
         return;
     }
-    if (R->mb_head != SIM_NIL) {
-        uint32_t pi = R->mb_head;
-        sim_pkt *p = &C->pk[pi];
-        R->mb_head = p->next;
-        if (R->mb_head == SIM_NIL)
-            R->mb_tail = SIM_NIL;
+    if (R->mb_n) {
+        sim_pkt pk = R->mb[R->mb_head], *p = &pk;
+        R->mb_head = (R->mb_head + 1) & (R->mb_cap - 1);
+        R->mb_n--;
         if (p->kind != PK_SHM)
             R->mb_fill--;
         uint64_t cost = c->retrieve_ns;
@@ -437,13 +614,13 @@ static void cpu_step(sim_engine *E, uint32_t r)
         case PK_DATA:
             cost += c->fc_ns;
             *cpu = t + cost;
-            /* As src/p2p: piggybacked credits first, then the slot is released. Unlike src/p2p,
-             * an unexpected message's slots are released at retrieval too, not when a receive
-             * matches it: holding them needs src/p2p's idle-time spill rule to stay deadlock-free,
-             * which this model does not have (docs/SIMULATOR.md). */
+            /* As src/p2p: piggybacked credits first, then the slot is released — at retrieval by
+             * default; with --hold-unexpected, for an unexpected message, when a receive matches
+             * it (or an idle-time spill, see spill()). */
             if (p->value)
                 C->ops->on_ctrl(R->fc, p->src, FC_CTRL_CREDIT, p->value, 1);
-            C->ops->on_retrieved(R->fc, p->src, 1);
+            if (!hold_pkt(E, r, p))
+                C->ops->on_retrieved(R->fc, p->src, 1);
             if (p->last)
                 deliver(E, p->msg, *cpu);
             if (p->value)
@@ -463,7 +640,6 @@ static void cpu_step(sim_engine *E, uint32_t r)
             unblock(E, r, p->src);
             break;
         }
-        pkt_free(C, pi);
         drain_ctrl(E, r);
     } else if (R->run_head != SIM_NIL) {
         uint32_t ji = R->run_head;
@@ -481,21 +657,16 @@ static void cpu_step(sim_engine *E, uint32_t r)
             *cpu = t + c->fc_ns;
             block_job(E, r, m->dst, ji);
         } else {
-            uint32_t pi = pkt_new(E);
-            if (pi == SIM_NIL)
-                return;
-            j = &C->jb[ji];
-            m = &E->m[j->msg];
             int first = j->left == j->total;
             j->left--;
             int last = j->left == 0;
-            C->pk[pi] = (sim_pkt){SIM_NIL, r, j->msg, 0, PK_DATA, (uint8_t)last};
+            sim_pkt pk = {.src = r, .msg = j->msg, .kind = PK_DATA, .last = (uint8_t)last};
             /* As src/p2p: returned credits ride in the MPI header, i.e. on the first packet. */
             if (first && c->piggyback)
-                C->pk[pi].value = C->ops->piggyback_take(R->fc, m->dst);
+                pk.value = C->ops->piggyback_take(R->fc, m->dst);
             *cpu = t + c->pio_ns + c->fc_ns;
             E->st.data_packets++;
-            send_pkt(E, r, m->dst, pi, *cpu);
+            send_pkt(E, r, m->dst, &pk, *cpu);
             if (last) {
                 if (!m->rndv)
                     sim_op_finished(E, r, m->op, *cpu);
@@ -516,9 +687,12 @@ static void cpu_step(sim_engine *E, uint32_t r)
         }
         drain_ctrl(E, r);
     } else {
+        if (R->held_total)
+            spill(E, r);
         return; /* idle until a packet or a send arrives */
     }
-    if (R->mb_head != SIM_NIL || R->run_head != SIM_NIL)
+    /* with slots held, the step after the last piece of work is the idle check that spills them */
+    if (R->mb_n || R->run_head != SIM_NIL || R->held_total)
         arm_cpu(E, r);
 }
 
@@ -528,24 +702,14 @@ void sim_cl_event(sim_engine *E, const sim_event *ev)
     uint32_t h = EV_HOST(ev);
     switch (EV_KIND(ev)) {
     case EV_PKT: {
-        sim_rank *R = &C->rk[h];
-        uint32_t pi = ev->ref;
-        C->pk[pi].next = SIM_NIL;
-        if (R->mb_tail == SIM_NIL)
-            R->mb_head = pi;
-        else
-            C->pk[R->mb_tail].next = pi;
-        R->mb_tail = pi;
-        if (C->pk[pi].kind != PK_SHM) {
-            R->mb_fill++;
-            if (R->mb_fill > E->st.max_mailbox)
-                E->st.max_mailbox = R->mb_fill;
-            if (R->mb_fill > C->mailbox_cap && strcmp(C->ops->name, "none") != 0)
-                C->overflows++;
-        }
-        arm_cpu(E, h);
+        sim_pkt p = C->pk[ev->ref];
+        pkt_free(C, ev->ref);
+        land(E, h, &p);
         break;
     }
+    case EV_CHAN:
+        chan_land(E, ev->ref);
+        break;
     case EV_CPU:
         cpu_step(E, h);
         break;

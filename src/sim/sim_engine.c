@@ -54,17 +54,16 @@ void sim_evq_free(sim_evq *q)
     memset(q, 0, sizeof *q);
 }
 
+/* Doubles the full ring with realloc (large blocks grow by remapping, without a second copy alive)
+ * and moves the wrapped front [0, fhead) behind the old end. */
 static int fifo_grow(sim_evq *q)
 {
-    size_t ncap = q->fcap * 2;
-    sim_event *f = malloc(ncap * sizeof *f);
+    size_t ocap = q->fcap, ncap = ocap * 2;
+    sim_event *f = realloc(q->fifo, ncap * sizeof *f);
     if (!f)
         return -1;
-    for (size_t i = 0; i < q->fcount; i++)
-        f[i] = q->fifo[(q->fhead + i) & (q->fcap - 1)];
-    free(q->fifo);
+    memcpy(f + ocap, f, q->fhead * sizeof *f);
     q->fifo = f;
-    q->fhead = 0;
     q->fcap = ncap;
     return 0;
 }
@@ -182,9 +181,9 @@ void sim_msg_free(sim_engine *E, uint32_t i)
 
 /* ---- match buckets ------------------------------------------------------------------------- */
 
-static inline uint64_t bhash(uint32_t host, int32_t src, int32_t tag, uint32_t q)
+static inline uint64_t bhash(uint32_t hostq, int32_t src, int32_t tag)
 {
-    uint64_t x = ((uint64_t)host << 32 | (uint32_t)src) ^ ((uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ull) ^ q;
+    uint64_t x = ((uint64_t)hostq << 32 | (uint32_t)src) ^ ((uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ull);
     x ^= x >> 31;
     x *= 0xbf58476d1ce4e5b9ull;
     x ^= x >> 29;
@@ -198,19 +197,21 @@ static int bk_grow(sim_engine *E);
 /* Returns the slot of (host, src, tag, q); creates it when `create` (may fail: SIM_NIL as 64-bit). */
 static uint64_t bk_find(sim_engine *E, uint32_t host, int32_t src, int32_t tag, uint32_t q, int create)
 {
-    if (create && (E->bcount + 1) * 2 > E->bcap && bk_grow(E) != 0)
+    /* at most 3/4 full: linear probing stays short, and the table is a third smaller than at 1/2 */
+    if (create && (E->bcount + 1) * 4 > E->bcap * 3 && bk_grow(E) != 0)
         return UINT64_MAX;
-    uint64_t mask = E->bcap - 1, i = bhash(host, src, tag, q) & mask;
+    uint32_t hq = host | q << 31;
+    uint64_t mask = E->bcap - 1, i = bhash(hq, src, tag) & mask;
     for (;;) {
         sim_bucket *b = &E->bk[i];
-        if (b->host == SIM_NIL) {
+        if (b->hostq == SIM_NIL) {
             if (!create)
                 return UINT64_MAX;
-            *b = (sim_bucket){host, src, tag, q, SIM_NIL, SIM_NIL};
+            *b = (sim_bucket){hq, src, tag, SIM_NIL, SIM_NIL};
             E->bcount++;
             return i;
         }
-        if (b->host == host && b->src == src && b->tag == tag && b->q == q)
+        if (b->hostq == hq && b->src == src && b->tag == tag)
             return i;
         i = (i + 1) & mask;
     }
@@ -227,14 +228,14 @@ static int bk_grow(sim_engine *E)
         return sim_fail(E, "out of memory for matching queues");
     }
     for (uint64_t i = 0; i < ncap; i++)
-        E->bk[i].host = SIM_NIL;
+        E->bk[i].hostq = SIM_NIL;
     E->bcap = ncap;
     E->bcount = 0;
     for (uint64_t i = 0; i < ocap; i++) {
-        if (old[i].host == SIM_NIL)
+        if (old[i].hostq == SIM_NIL)
             continue;
-        uint64_t mask = ncap - 1, j = bhash(old[i].host, old[i].src, old[i].tag, old[i].q) & mask;
-        while (E->bk[j].host != SIM_NIL)
+        uint64_t mask = ncap - 1, j = bhash(old[i].hostq, old[i].src, old[i].tag) & mask;
+        while (E->bk[j].hostq != SIM_NIL)
             j = (j + 1) & mask;
         E->bk[j] = old[i];
         E->bcount++;
@@ -248,18 +249,18 @@ static int bk_grow(sim_engine *E)
 static void bk_delete(sim_engine *E, uint64_t i)
 {
     uint64_t mask = E->bcap - 1, j = i;
-    E->bk[i].host = SIM_NIL;
+    E->bk[i].hostq = SIM_NIL;
     E->bcount--;
     for (;;) {
         j = (j + 1) & mask;
-        if (E->bk[j].host == SIM_NIL)
+        if (E->bk[j].hostq == SIM_NIL)
             return;
-        uint64_t home = bhash(E->bk[j].host, E->bk[j].src, E->bk[j].tag, E->bk[j].q) & mask;
+        uint64_t home = bhash(E->bk[j].hostq, E->bk[j].src, E->bk[j].tag) & mask;
         /* move j into the hole i if its home is not in (i, j] (cyclically) */
         int in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!in_range) {
             E->bk[i] = E->bk[j];
-            E->bk[j].host = SIM_NIL;
+            E->bk[j].hostq = SIM_NIL;
             i = j;
         }
     }
@@ -311,57 +312,76 @@ static void hl_remove(sim_engine *E, uint32_t *head, uint32_t *tail, uint32_t mi
         E->m[m->hnext].hprev = m->hprev;
 }
 
+/* Posted receives with an exact (source, tag) are not copied into a sim_msg: the bucket chains the
+ * receive operations themselves. A started operation no longer needs its dependency fields, so
+ * `ready` holds its posting seq and `pending` the next receive of its bucket; `done` = 2 marks it
+ * posted. At 1M ranks a dissemination barrier posts 20M receives at time 0: 64 bytes less each. */
+#define OP_POSTED 2
+
 void sim_post_recv(sim_engine *E, uint32_t host, uint32_t op)
 {
-    const sim_op *o = &E->s->ops[op];
-    uint32_t mi = sim_msg_new(E);
-    if (mi == SIM_NIL)
-        return;
-    sim_msg *r = &E->m[mi];
-    r->seq = E->mseq++;
-    r->op = op;
-    r->dst = host;
-    r->peer = o->peer;
-    r->tag = o->tag;
-    r->size = o->size;
-    r->cpu = o->cpu;
-    r->nic = o->nic;
+    sim_op *o = &E->s->ops[op];
+    o->done = OP_POSTED;
     if (o->peer == SIM_ANY || o->tag == SIM_ANY) {
-        hl_append(E, &E->wr_head[host], &E->wr_tail[host], mi);
-    } else {
-        uint64_t b = bk_find(E, host, o->peer, o->tag, 0, 1);
-        if (b == UINT64_MAX)
+        uint32_t mi = sim_msg_new(E);
+        if (mi == SIM_NIL)
             return;
-        bk_append(E, b, mi);
+        sim_msg *r = &E->m[mi];
+        o = &E->s->ops[op];
+        r->seq = E->mseq++;
+        r->op = op;
+        r->dst = host;
+        r->peer = o->peer;
+        r->tag = o->tag;
+        hl_append(E, &E->wr_head[host], &E->wr_tail[host], mi);
+        return;
     }
+    o->ready = E->mseq++;
+    o->pending = SIM_NIL;
+    uint64_t b = bk_find(E, host, o->peer, o->tag, 0, 1);
+    if (b == UINT64_MAX)
+        return;
+    sim_bucket *bk = &E->bk[b];
+    if (bk->tail == SIM_NIL)
+        bk->head = op;
+    else
+        E->s->ops[bk->tail].pending = op;
+    bk->tail = op;
 }
 
 /* First posted receive matching (src, tag) in posting order: the head of the exact bucket or the
- * first matching wildcard receive, whichever was posted first. */
+ * first matching wildcard receive, whichever was posted first. Returns the receive's operation. */
 uint32_t sim_match_posted(sim_engine *E, uint32_t host, uint32_t src, int32_t tag, int remove)
 {
+    sim_op *ops = E->s->ops;
     uint64_t b = bk_find(E, host, (int32_t)src, tag, 0, 0);
     uint32_t exact = b == UINT64_MAX ? SIM_NIL : E->bk[b].head;
     uint32_t wild = SIM_NIL;
     for (uint32_t w = E->wr_head[host]; w != SIM_NIL; w = E->m[w].hnext) {
         const sim_msg *r = &E->m[w];
-        if (exact != SIM_NIL && r->seq > E->m[exact].seq)
+        if (exact != SIM_NIL && r->seq > ops[exact].ready)
             break;
         if ((r->peer == SIM_ANY || r->peer == (int32_t)src) && (r->tag == SIM_ANY || r->tag == tag)) {
             wild = w;
             break;
         }
     }
-    uint32_t pick = exact;
-    if (wild != SIM_NIL && (exact == SIM_NIL || E->m[wild].seq < E->m[exact].seq))
-        pick = wild;
-    if (remove && pick != SIM_NIL) {
-        if (pick == exact)
-            bk_pop_head(E, b);
-        else
-            hl_remove(E, &E->wr_head[host], &E->wr_tail[host], pick);
+    if (wild == SIM_NIL) {
+        if (remove && exact != SIM_NIL) {
+            sim_bucket *bk = &E->bk[b];
+            bk->head = ops[exact].pending;
+            ops[exact].pending = 0;
+            if (bk->head == SIM_NIL)
+                bk_delete(E, b);
+        }
+        return exact;
     }
-    return pick;
+    uint32_t op = E->m[wild].op;
+    if (remove) {
+        hl_remove(E, &E->wr_head[host], &E->wr_tail[host], wild);
+        sim_msg_free(E, wild);
+    }
+    return op;
 }
 
 void sim_file_unexpected(sim_engine *E, uint32_t mi)
@@ -709,7 +729,7 @@ static void lg_msg(sim_engine *E, const sim_event *ev)
     /* Arrival costs go to the CPU/NIC of the receive it matches (LogGOPSim charges the receiver's
      * CPU numbered like the sender's); an unexpected message is handled by CPU 0 / NIC 0. */
     uint32_t r = sim_match_posted(E, h, m->src, m->tag, 0);
-    uint8_t c = r == SIM_NIL ? 0 : E->m[r].cpu, n = r == SIM_NIL ? 0 : E->m[r].nic;
+    uint8_t c = r == SIM_NIL ? 0 : E->s->ops[r].cpu, n = r == SIM_NIL ? 0 : E->s->ops[r].nic;
     uint64_t *cpu = &E->nexto[(size_t)h * E->nc + c];
     uint64_t *gr = &E->nextgr[(size_t)h * E->nn + n];
     if (*cpu > t || *gr > t) {
@@ -726,8 +746,7 @@ static void lg_msg(sim_engine *E, const sim_event *ev)
     sim_match_posted(E, h, m->src, m->tag, 1);
     if (m->rndv)
         rndv_release(E, m, t);
-    sim_op_finished(E, h, E->m[r].op, *cpu);
-    sim_msg_free(E, r);
+    sim_op_finished(E, h, r, *cpu);
     sim_msg_free(E, mi);
 }
 
@@ -742,7 +761,7 @@ static int report_stuck(sim_engine *E)
     for (uint32_t r = 0; r < s->nranks; r++) {
         for (uint32_t i = s->rank_first[r]; i < s->rank_first[r + 1]; i++) {
             const sim_op *o = &s->ops[i];
-            if (o->done)
+            if (o->done == 1)
                 continue;
             char what[96];
             if (o->kind == SIM_CALC)
@@ -750,7 +769,7 @@ static int report_stuck(sim_engine *E)
             else
                 snprintf(what, sizeof what, "%s %llub %s %d tag %d", kname(o->kind), (unsigned long long)o->size,
                          o->kind == SIM_SEND ? "to" : "from", o->peer, o->tag);
-            const char *why = o->pending ? "waits for a dependency that never finishes (cycle or unmatched op)"
+            const char *why = o->pending && o->done != OP_POSTED ? "waits for a dependency that never finishes (cycle or unmatched op)"
                               : o->kind == SIM_RECV ? "no matching send"
                                                     : "no matching receive";
             return sim_fail(E, "%s:%u: schedule cannot complete: %llu of %llu operations never finish; first: rank %u, op %u (%s): %s",
@@ -811,15 +830,36 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
         goto out;
     sim_sched_reset(s);
 
-    /* initial operations: per host, in schedule order, grouped by kind */
-    for (uint32_t h = 0; h < s->nranks && !E.failed; h++) {
+    /* Initial operations (per host, in schedule order, grouped by kind) take the first seqs at
+     * time 0, so they are the first events popped, in exactly this order, whatever they push:
+     * they are handled here directly instead of first filling the queue (21M events of 24 bytes
+     * for a 1M-rank barrier; the list of their indices takes 4). The list is taken before any
+     * runs: handling one can free others, which then go through the queue as in LogGOPSim. */
+    uint64_t ninit = 0;
+    for (uint64_t i = 0; i < s->nops; i++)
+        ninit += s->ops[i].pending == 0;
+    uint32_t *init = malloc((ninit ? ninit : 1) * sizeof *init);
+    if (!init) {
+        sim_fail(&E, "out of memory for %llu initial operations", (unsigned long long)ninit);
+        goto out;
+    }
+    ninit = 0;
+    for (uint32_t h = 0; h < s->nranks; h++)
         for (uint8_t k = SIM_SEND; k <= SIM_CALC; k++)
             for (uint32_t i = s->rank_first[h]; i < s->rank_first[h + 1]; i++)
                 if (s->ops[i].pending == 0 && s->ops[i].kind == k)
-                    sim_push(&E, 0, sim_next_seq(&E), i, h, EV_OP);
-    }
-
+                    init[ninit++] = i;
     sim_event ev;
+    for (uint64_t x = 0, h = 0; x < ninit && !E.failed; x++) {
+        while (init[x] >= s->rank_first[h + 1])
+            h++;
+        ev = (sim_event){0, sim_next_seq(&E), init[x], (uint32_t)h | (uint32_t)EV_OP << 28};
+        E.st.events++;
+        lg_op(&E, &ev);
+        flush_freed(&E);
+    }
+    free(init);
+
     uint64_t tick = 0;
     while (!E.failed && sim_evq_pop(&E.q, &ev)) {
         E.now = ev.time;

@@ -23,10 +23,11 @@ typedef struct sim_event {
 enum sim_ev_kind {
     EV_OP = 0,    /* ref = op: try to start it */
     EV_MSG = 1,   /* ref = msg: LogGOPS message arrival at its destination */
-    EV_PKT = 2,   /* ref = packet: cluster model, packet lands in a mailbox */
+    EV_PKT = 2,   /* ref = pooled packet: cluster model, a shared-memory packet lands in a mailbox */
     EV_CPU = 3,   /* cluster model: the rank's CPU is free, run its progress engine */
     EV_RMA = 4,   /* ref = msg: cluster model, rendezvous RMA get finished */
     EV_WAKE = 5,  /* ref = wait class: its lowest-seq deferred event may try again */
+    EV_CHAN = 6,  /* ref = channel: cluster model, the head packet of a node pair's channel lands */
 };
 #define EV_HOST(e) ((e)->hostkind & 0x0fffffffu)
 #define EV_KIND(e) ((e)->hostkind >> 28)
@@ -61,14 +62,16 @@ typedef struct sim_msg {
     int32_t tag;
     uint8_t cpu, nic;  /* of the send op (messages) or recv op (receives) */
     uint8_t rndv;      /* message uses the rendezvous protocol */
-    uint8_t pad;
-    uint32_t npkts;    /* cluster model: packets still to arrive / inject */
+    uint8_t hold;      /* cluster model, --hold-unexpected: 0 no packet retrieved yet, 1 its slots
+                          are held (unexpected at its first packet), 2 they are released */
+    uint32_t held;     /* packets retrieved and held */
+    uint32_t hold_epoch; /* the receiver's spill epoch when holding began (a spill releases all) */
 } sim_msg;
 
+/* 20 bytes: at 1M ranks a dissemination barrier has 20M receives posted at once. */
 typedef struct sim_bucket {
-    uint32_t host;     /* SIM_NIL = empty slot */
+    uint32_t hostq;    /* host | queue << 31 (0 = posted exact receives, 1 = unexpected); SIM_NIL = empty */
     int32_t src, tag;
-    uint32_t q;        /* 0 = posted receives (exact), 1 = unexpected */
     uint32_t head, tail;
 } sim_bucket;
 
@@ -133,7 +136,8 @@ void sim_op_started(sim_engine *E, uint32_t host, uint32_t op, uint64_t t);
 void sim_op_finished(sim_engine *E, uint32_t host, uint32_t op, uint64_t t);
 
 /* Matching: a message (already counted as arrived at E->now) meets the posted receives of its
- * destination; returns the matched receive or SIM_NIL (then the caller files it unexpected). */
+ * destination; returns the matched receive operation or SIM_NIL (then the caller files it
+ * unexpected). */
 uint32_t sim_match_posted(sim_engine *E, uint32_t host, uint32_t src, int32_t tag, int remove);
 void sim_file_unexpected(sim_engine *E, uint32_t mi);
 uint32_t sim_match_unexpected(sim_engine *E, uint32_t host, int32_t src, int32_t tag);

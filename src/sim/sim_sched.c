@@ -20,8 +20,7 @@ struct sim_builder {
     uint32_t cur;           /* rank being built, or UINT32_MAX before the first */
     uint64_t nops, capops;
     sim_op *ops;
-    uint32_t *line;
-    int has_lines;
+    uint32_t *line;         /* allocated at the first operation with a line (GOAL text only) */
     uint64_t ndeps, capdeps;
     sim_bdep *deps;
     uint32_t *rank_first;
@@ -91,11 +90,18 @@ int64_t sim_builder_op(sim_builder *b, uint8_t kind, int32_t peer, int32_t tag, 
         if (!o)
             return bfail(b, "%s: out of memory for %llu operations", b->name, (unsigned long long)cap);
         b->ops = o;
-        uint32_t *l = realloc(b->line, cap * sizeof *l);
-        if (!l)
-            return bfail(b, "%s: out of memory for %llu operations", b->name, (unsigned long long)cap);
-        b->line = l;
+        if (b->line) {
+            uint32_t *l = realloc(b->line, cap * sizeof *l);
+            if (!l)
+                return bfail(b, "%s: out of memory for %llu operations", b->name, (unsigned long long)cap);
+            b->line = l;
+        }
         b->capops = cap;
+    }
+    if (line && !b->line) {
+        b->line = calloc(b->capops, sizeof *b->line);
+        if (!b->line)
+            return bfail(b, "%s: out of memory for %llu operations", b->name, (unsigned long long)b->capops);
     }
     sim_op *op = &b->ops[b->nops];
     memset(op, 0, sizeof *op);
@@ -105,9 +111,8 @@ int64_t sim_builder_op(sim_builder *b, uint8_t kind, int32_t peer, int32_t tag, 
     op->size = size;
     op->cpu = cpu;
     op->nic = nic;
-    b->line[b->nops] = line;
-    if (line)
-        b->has_lines = 1;
+    if (b->line)
+        b->line[b->nops] = line;
     b->nops++;
     return (int64_t)(b->nops - 1 - b->rank_first[b->cur]);
 }
@@ -154,10 +159,8 @@ int sim_builder_finish(sim_builder *b, sim_sched **out, char *err, size_t errlen
     b->rank_first = NULL;
     s->name = b->name;
     b->name = NULL;
-    if (b->has_lines) {
-        s->line = b->line;
-        b->line = NULL;
-    }
+    s->line = b->line;
+    b->line = NULL;
     s->ncpus = 1;
     s->nnics = 1;
     /* validate operations */
@@ -185,9 +188,8 @@ int sim_builder_finish(sim_builder *b, sim_sched **out, char *err, size_t errlen
         }
     }
     /* successor lists: count, prefix-sum, fill (requires first, then irequires) */
-    s->ndeps = calloc(s->nops ? s->nops : 1, sizeof *s->ndeps);
     s->succ = malloc((b->ndeps ? b->ndeps : 1) * sizeof *s->succ);
-    if (!s->ndeps || !s->succ) {
+    if (!s->succ) {
         bfail(b, "%s: out of memory for %llu dependencies", s->name, (unsigned long long)b->ndeps);
         goto fail_s;
     }
@@ -197,7 +199,6 @@ int sim_builder_finish(sim_builder *b, sim_sched **out, char *err, size_t errlen
             s->ops[d->on].nreq++;
         else
             s->ops[d->on].nireq++;
-        s->ndeps[d->op]++;
     }
     uint64_t pos = 0;
     for (uint64_t i = 0; i < s->nops; i++) {
@@ -236,13 +237,17 @@ done:
     return rc;
 }
 
+/* Dependency counts are recounted from the successor lists (one pass over them) rather than kept
+ * per operation: 4 bytes less per operation for a pass that costs less than the run. */
 void sim_sched_reset(sim_sched *s)
 {
     for (uint64_t i = 0; i < s->nops; i++) {
-        s->ops[i].pending = s->ndeps[i];
+        s->ops[i].pending = 0;
         s->ops[i].ready = 0;
         s->ops[i].done = 0;
     }
+    for (uint64_t i = 0; i < s->nsucc; i++)
+        s->ops[s->succ[i]].pending++;
 }
 
 void sim_sched_free(sim_sched *s)
@@ -252,7 +257,6 @@ void sim_sched_free(sim_sched *s)
     free(s->rank_first);
     free(s->ops);
     free(s->succ);
-    free(s->ndeps);
     free(s->line);
     free(s->name);
     free(s);
@@ -260,7 +264,7 @@ void sim_sched_free(sim_sched *s)
 
 size_t sim_sched_bytes(const sim_sched *s)
 {
-    return sizeof *s + (s->nranks + 1) * sizeof(uint32_t) + s->nops * (sizeof(sim_op) + sizeof(uint32_t) * (s->line ? 2 : 1)) +
+    return sizeof *s + (s->nranks + 1) * sizeof(uint32_t) + s->nops * (sizeof(sim_op) + (s->line ? sizeof(uint32_t) : 0)) +
            s->nsucc * sizeof(uint32_t);
 }
 

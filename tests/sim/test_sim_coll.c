@@ -184,6 +184,96 @@ static void test_grouped_deferral_exact(void **state)
     }
 }
 
+/* Packets in flight between two nodes wait in that pair's channel with only its head queued: the
+ * run must be identical to queueing every packet (CREDOSIM_NO_CHANNELS=1), with a smaller queue. */
+static void test_channels_exact(void **state)
+{
+    (void)state;
+    const char *specs[] = {"alltoall:2048", "coll:allreduce:4096", "phased:512", "coll:bcast:100000"};
+    const char *fcs[] = {"none", "static", "dynamic"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        for (size_t k = 0; k < 3; k++) {
+            uint64_t *f[2];
+            sim_stats st[2];
+            for (int nc = 0; nc < 2; nc++) {
+                if (nc)
+                    setenv("CREDOSIM_NO_CHANNELS", "1", 1);
+                else
+                    unsetenv("CREDOSIM_NO_CHANNELS");
+                sim_sched *s = NULL;
+                char err[256];
+                if (sim_pattern_build(specs[i], 64, &s, err, sizeof err) != 0)
+                    fail_msg("%s: %s", specs[i], err);
+                sim_config c = cfg_cluster(fcs[k]);
+                c.cl.dims[0] = 4, c.cl.dims[1] = 2, c.cl.dims[2] = 2; /* 16 nodes of 4 ranks */
+                f[nc] = calloc(64, sizeof *f[nc]);
+                if (sim_run(s, &c, f[nc], &st[nc], err, sizeof err) != 0)
+                    fail_msg("%s: %s", specs[i], err);
+                sim_sched_free(s);
+            }
+            unsetenv("CREDOSIM_NO_CHANNELS");
+            for (int r = 0; r < 64; r++)
+                if (f[0][r] != f[1][r])
+                    fail_msg("%s --fc %s: host %d: channels %llu ns, one event per packet %llu ns", specs[i], fcs[k], r,
+                             (unsigned long long)f[0][r], (unsigned long long)f[1][r]);
+            assert_int_equal(st[0].events, st[1].events);
+            assert_int_equal(st[0].data_packets, st[1].data_packets);
+            assert_int_equal(st[0].credit_packets, st[1].credit_packets);
+            assert_int_equal(st[0].delayed_pkts, st[1].delayed_pkts);
+            assert_int_equal(st[0].max_mailbox, st[1].max_mailbox);
+            assert_true(st[0].peak_queue <= st[1].peak_queue);
+            if (i == 0 && k == 0)
+                assert_true(st[0].peak_queue * 4 < st[1].peak_queue); /* 37 packets per message in flight */
+            free(f[0]);
+            free(f[1]);
+        }
+    }
+}
+
+/* --hold-unexpected: slots of unexpected messages are held until matched, and the idle-time spill
+ * keeps every schedule completing, even with tiny buffers; without flow control holding changes
+ * nothing (no credits to hold back). */
+static void test_hold_unexpected_completes(void **state)
+{
+    (void)state;
+    const char *specs[] = {"alltoall:2048:2", "bcast:2048:3", "reduce:2048:3", "gather:2048:3",
+                           "allreduce:2048:3", "sendrecv:2048:3", "coll:gather:4096"};
+    const char *fcs[] = {"none", "static", "dynamic"};
+    uint64_t held = 0, spilled = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        for (size_t k = 0; k < 3; k++) {
+            uint64_t *f[2];
+            for (int hold = 0; hold < 2; hold++) {
+                sim_sched *s = NULL;
+                char err[256];
+                if (sim_pattern_build(specs[i], 32, &s, err, sizeof err) != 0)
+                    fail_msg("%s: %s", specs[i], err);
+                sim_config c = cfg_cluster(fcs[k]);
+                c.cl.slots_per_peer = 5;
+                c.cl.hold_unexpected = hold;
+                c.cl.dims[0] = 4, c.cl.dims[1] = 2, c.cl.dims[2] = 1;
+                sim_stats st;
+                f[hold] = calloc(32, sizeof *f[hold]);
+                if (sim_run(s, &c, f[hold], &st, err, sizeof err) != 0)
+                    fail_msg("%s --fc %s%s: %s", specs[i], fcs[k], hold ? " --hold-unexpected" : "", err);
+                if (!hold)
+                    assert_int_equal(st.held_packets, 0);
+                held += st.held_packets;
+                spilled += st.spilled_packets;
+                assert_true(st.spilled_packets <= st.held_packets);
+                sim_sched_free(s);
+            }
+            if (k == 0)
+                for (int r = 0; r < 32; r++)
+                    assert_int_equal(f[0][r], f[1][r]);
+            free(f[0]);
+            free(f[1]);
+        }
+    }
+    assert_true(held > 0);
+    assert_true(spilled > 0);
+}
+
 static void test_bad_specs(void **state)
 {
     (void)state;
@@ -206,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_allreduce_recdbl),
         cmocka_unit_test(test_cluster_roundtrip),
         cmocka_unit_test(test_grouped_deferral_exact),
+        cmocka_unit_test(test_channels_exact),
+        cmocka_unit_test(test_hold_unexpected_completes),
         cmocka_unit_test(test_bad_specs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,8 @@ static void usage(FILE *f)
             "  --fc none|static|dynamic   flow-control scheme of src/fc (default none)\n"
             "  --slots S               mailbox slots per sender (default 64)   --credit-slots C (2)\n"
             "  --no-piggyback          --eager BYTES (2048)\n"
+            "  --hold-unexpected       keep an unexpected message's slots until it is matched, spill\n"
+            "                          them when idle and a sender is blocked (as src/p2p)\n"
             "  --rr-packets            interleave messages packet by packet (default: message by\n"
             "                          message, as src/p2p writes them)\n"
             "Output: --csv (host,finish_ns per host)  --seed N  --quiet (no progress bar)\n"
@@ -190,6 +192,9 @@ int main(int argc, char **argv)
             cfg.cl.eager_max = (uint32_t)v;
         } else if (strcmp(a, "--no-piggyback") == 0) {
             cfg.cl.piggyback = 0;
+        } else if (strcmp(a, "--hold-unexpected") == 0) {
+            cfg.cl.hold_unexpected = 1;
+            cfg.cl.enabled = 1;
         } else if (strcmp(a, "--rr-packets") == 0) {
             cfg.cl.rr_packets = 1;
             cfg.cl.enabled = 1;
@@ -296,6 +301,9 @@ int main(int argc, char **argv)
                    (unsigned long long)st.eager_msgs, (unsigned long long)st.delayed_pkts,
                    (unsigned long long)st.shm_msgs, (unsigned long long)st.rndv_msgs,
                    (unsigned long long)st.max_mailbox, (unsigned long long)st.mailbox_overflows);
+        if (cfg.cl.hold_unexpected)
+            printf("held: %llu packets held until matched, %llu of them released by idle-time spills\n",
+                   (unsigned long long)st.held_packets, (unsigned long long)st.spilled_packets);
         printf("events: %llu (%llu operations + %llu messages) in %.3f s CPU (%.3f s wall) = %.2f M events/s; "
                "peak queue %zu; schedule %.1f MB; peak RSS %.1f MB\n",
                (unsigned long long)st.events, (unsigned long long)s->nops, (unsigned long long)st.messages, st.cpu_s,

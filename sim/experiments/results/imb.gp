@@ -4,5 +4,8 @@ set datafile separator ','
 set logscale x 2
 set xlabel 'cluster-wide buffers at 1024 processes (GiB) = 8/16/32/64 slots per process'
 set ylabel 'average overhead vs. no flow control (%)'
-set title 'IMB-like suite, 2 KB (credosim); thesis Fig. 7.12: static ~4 GB, dynamic ~1 GB at 3 %'
-plot for [f in "static dynamic"] 'imb_avg.csv' using (strcol(1) eq f ? $3 : 1/0):4 with linespoints title f, 3 title '3 %' with lines dt 2
+set title "IMB-like suite, 2 KB, 1024 processes, warm (credosim); thesis Fig. 7.12: 3 % at 4 GB static, 1 GB dynamic" noenhanced
+plot for [f in "static dynamic"] 'imb_avg.csv' using (strcol(1) eq f ? $3 : 1/0):4 with linespoints title f.' (warm)', \
+     for [f in "static dynamic"] 'imb_avg.csv' using (strcol(1) eq f ? $3 : 1/0):6 with linespoints dt 4 title f.' (warm, faster kernels as 0)', \
+     for [f in "static dynamic"] 'imb_avg.csv' using (strcol(1) eq f ? $3 : 1/0):5 with linespoints dt 3 title f.' (first iteration)', \
+     3 title '3 %' with lines dt 2
