@@ -24,7 +24,7 @@ const config_var credo_config_vars[] = {
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
      "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)"},
     {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
-    {"CREDO_SEND_BATCH", CONFIG_INT, "16",
+    {"CREDO_SEND_BATCH", CONFIG_INT, "32",
      "most slots of small back-to-back isends to one destination written with one reservation (0 = off)"},
     {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
     {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
