@@ -37,14 +37,9 @@ static inline void cpu_relax(void)
 /* ------------------------------------------------------------------------------------------------
  * Requests */
 
-static preq *req_alloc(uint8_t kind)
+/* Only what every path relies on; the rest is set by the operation that takes the request. */
+static inline void req_reset(preq *r, uint8_t kind)
 {
-    preq *r = P.free_reqs;
-    if (__builtin_expect(r != NULL, 1))
-        P.free_reqs = r->next;
-    else if (!(r = malloc(sizeof *r)))
-        return NULL;
-    /* Only what every path relies on; the rest is set by the operation that takes the request. */
     memset(&r->pub, 0, sizeof r->pub);
     r->pub.kind = kind;
     r->off = 0;
@@ -56,7 +51,30 @@ static preq *req_alloc(uint8_t kind)
     r->started = 0;
     r->delay_t0 = 0;
     r->pregranted = 0;
+}
+
+static preq *req_alloc(uint8_t kind)
+{
+    preq *r = P.free_reqs;
+    if (__builtin_expect(r != NULL, 1))
+        P.free_reqs = r->next;
+    else if (!(r = malloc(sizeof *r)))
+        return NULL;
+    req_reset(r, kind);
     return r;
+}
+
+/* The envelope of a send request. */
+static inline void send_setup(preq *s, const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode)
+{
+    s->buf = (unsigned char *)(uintptr_t)buf;
+    s->len = bytes;
+    s->peer = dest;
+    s->tag = tag;
+    s->ctx = ctx;
+    s->mode = (uint8_t)mode;
+    s->pub.status.source = P.rank;
+    s->pub.status.tag = tag;
 }
 
 static void req_release(preq *r)
@@ -172,8 +190,8 @@ static inline void stage_settle_dest(int dest)
 }
 
 /* Stages eager send s of `need` slots (<= STAGE_MAX_MSG_SLOTS). Returns 1 when staged, 0 when flow
- * control refused every credit (nothing staged, nothing taken), and -1 when it granted only part:
- * the batch is written and s->pregranted holds the credits for send_push to use. */
+ * control granted fewer credits than need; those (possibly none) are left in s->pregranted for
+ * send_push, which writes the batch before anything else to this destination. */
 static int stage_message(preq *s, uint32_t need)
 {
     int dest = s->peer;
@@ -182,12 +200,8 @@ static int stage_message(preq *s, uint32_t need)
         stage_flush();
     uint32_t got = P.fc->acquire(P.fcs, (uint32_t)dest, need);
     if (got < need) {
-        if (got == 0)
-            return 0;
-        if (P.stage_n)
-            stage_flush();
         s->pregranted = got;
-        return -1;
+        return 0;
     }
     uint32_t k = P.stage_n;
     unsigned char *img = P.stage + ((size_t)k << P.self.slot_shift);
@@ -544,22 +558,6 @@ static inline int match_env(int want_src, int want_tag, uint32_t want_ctx, int s
            (want_tag == tag || want_tag == P2P_ANY_TAG);
 }
 
-static preq *posted_match(int src, int tag, uint32_t ctx)
-{
-    for (preq *r = P.posted_head; r; r = r->next)
-        if (match_env(r->peer, r->tag, r->ctx, src, tag, ctx)) {
-            if (r->prev)
-                r->prev->next = r->next;
-            else
-                P.posted_head = r->next;
-            if (r->next)
-                r->next->prev = r->prev;
-            else
-                P.posted_tail = r->prev;
-            return r;
-        }
-    return NULL;
-}
 
 static void posted_append(preq *r)
 {
@@ -572,7 +570,7 @@ static void posted_append(preq *r)
     P.posted_tail = r;
 }
 
-static void posted_remove(preq *r)
+static inline void posted_remove(preq *r)
 {
     if (r->prev)
         r->prev->next = r->next;
@@ -582,6 +580,16 @@ static void posted_remove(preq *r)
         r->next->prev = r->prev;
     else
         P.posted_tail = r->prev;
+}
+
+static preq *posted_match(int src, int tag, uint32_t ctx)
+{
+    for (preq *r = P.posted_head; r; r = r->next)
+        if (match_env(r->peer, r->tag, r->ctx, src, tag, ctx)) {
+            posted_remove(r);
+            return r;
+        }
+    return NULL;
 }
 
 /* Finds (and with take=1 unlinks) the oldest unexpected message matching the envelope. */
@@ -1069,14 +1077,7 @@ static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, u
     preq *s = req_alloc(P2P_REQ_SEND);
     if (!s)
         return P2P_ERR_NOMEM;
-    s->buf = (unsigned char *)(uintptr_t)buf;
-    s->len = bytes;
-    s->peer = dest;
-    s->tag = tag;
-    s->ctx = ctx;
-    s->mode = (uint8_t)mode;
-    s->pub.status.source = P.rank;
-    s->pub.status.tag = tag;
+    send_setup(s, buf, bytes, dest, tag, ctx, mode);
     *out = &s->pub;
     if (dest == P.rank) {
         stage_settle();
@@ -1087,14 +1088,12 @@ static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, u
     s->rndv = bytes > P.eager_limit || mode == P2P_MODE_SYNC || bytes > UINT32_MAX;
     dest_queue *q = &P.dq[dest];
     /* the second and later isends of a run to one destination are staged (see Send batching) */
-    if (may_batch && P.last_isend_dest == dest && !s->rndv && !q->head && P.send_batch && P.fc_credits) {
+    if (may_batch && P.last_isend_dest == dest && !s->rndv && !q->head && P.send_batch) { /* 0 without credits */
         uint32_t need = mbox_slots_for(&P.peer[dest], FIRST_OFF, bytes);
         if (need <= STAGE_MAX_MSG_SLOTS && need <= P.send_batch) {
-            int staged = stage_message(s, need);
-            if (staged > 0)
+            if (stage_message(s, need))
                 return 0;
-            if (staged < 0)
-                goto push; /* partly granted: written now, the rest queued */
+            goto push; /* short of credits: send_push writes the batch, then what it got */
         }
     }
     P.last_isend_dest = may_batch ? dest : -1;
@@ -1328,34 +1327,15 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
         if (bytes <= P.first_room && write_one_slot(buf, bytes, dest, tag, ctx))
             return 0;
         preq s;
-        s.buf = (unsigned char *)(uintptr_t)buf;
-        s.len = bytes;
-        s.off = 0;
-        s.peer = dest;
-        s.tag = tag;
-        s.ctx = ctx;
-        s.mode = (uint8_t)mode;
-        s.rndv = 0;
-        s.started = 0;
-        s.delay_t0 = 0;
-        s.pregranted = 0;
+        req_reset(&s, P2P_REQ_SEND);
+        send_setup(&s, buf, bytes, dest, tag, ctx, mode);
         if (send_push(&s))
             return 0;
         /* flow control stopped it part-way: the rest goes through a queued request */
         preq *r = req_alloc(P2P_REQ_SEND);
         if (!r)
             return P2P_ERR_NOMEM;
-        r->buf = s.buf;
-        r->len = s.len;
-        r->off = s.off;
-        r->peer = dest;
-        r->tag = tag;
-        r->ctx = ctx;
-        r->mode = s.mode;
-        r->started = s.started;
-        r->delay_t0 = s.delay_t0;
-        r->pub.status.source = P.rank;
-        r->pub.status.tag = tag;
+        *r = s;
         send_enqueue(r);
         p2p_wait(&r->pub);
         p2p_req_free(&r->pub);
@@ -1392,12 +1372,8 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
             if (mh.ctx != ctx || (tag != P2P_ANY_TAG && mh.tag != tag) || mh.len > bytes ||
                 mh.len > mbox_chunk_bytes(mb, FIRST_OFF, ns))
                 return 0;
-            if (ns == 1) {
-                if (mh.len)
-                    memcpy(buf, slot + FIRST_OFF, mh.len);
-            } else {
+            if (mh.len)
                 mbox_get_bytes(mb, idx, FIRST_OFF, buf, mh.len);
-            }
             P.in_poll = 1;
             if (mh.piggy && P.fc_credits)
                 P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);

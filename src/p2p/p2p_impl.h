@@ -128,7 +128,7 @@ typedef struct p2p_engine {
     uint8_t *stage_chunk_slots; /* [send_batch] slots of each staged message */
     uint32_t stage_n;       /* slot images staged (0 = none) */
     uint32_t stage_nchunks; /* messages staged */
-    uint32_t send_batch;    /* most slots per batch; 0 = batching off */
+    uint32_t send_batch;    /* most slots per batch; 0 = batching off (or no credits) */
     int stage_dest;         /* destination of the staged images */
     int last_isend_dest;    /* destination of the last isend if nothing else ran since, else -1 */
     /* statistics */

@@ -89,7 +89,8 @@ int p2p_init(void)
     P.active_from = calloc((size_t)n, sizeof *P.active_from);
     P.probe_src = -2;
     P.last_isend_dest = -1;
-    P.send_batch = credo_cfg.send_batch;
+    /* Batching needs credits: without them (none) a staged message could find the ring full. */
+    P.send_batch = P.fc_credits ? credo_cfg.send_batch : 0;
     if (P.send_batch) {
         P.stage = aligned_alloc(MBOX_CACHELINE, (size_t)P.send_batch * credo_cfg.slot_size);
         P.stage_used = calloc(P.send_batch, sizeof *P.stage_used);
