@@ -387,7 +387,8 @@ int goal_exec_wait(struct goal_run *run)
 /* GOAL_Init's world group travels on a context MPI never hands out (its ids grow from 0). */
 #define GOAL_WORLD_CTX 0xC0A1C000u
 
-int GOAL_InitGroup(int size, int rank, const int *job_ranks, uint32_t context)
+/* Starts the runtime under GOAL unless MPI (or an earlier GOAL_Init) did. */
+static int goal_runtime_up(void)
 {
     if (G.initialized)
         return GOAL_ERR_STATE;
@@ -396,6 +397,14 @@ int GOAL_InitGroup(int size, int rank, const int *job_ranks, uint32_t context)
             return GOAL_ERR_COMM;
         G.started_credo = 1;
     }
+    return GOAL_SUCCESS;
+}
+
+int GOAL_InitGroup(int size, int rank, const int *job_ranks, uint32_t context)
+{
+    int rc = goal_runtime_up();
+    if (rc != GOAL_SUCCESS)
+        return rc;
     if (size <= 0 || rank < 0 || rank >= size)
         return GOAL_ERR_ARG;
     G.job_of = NULL;
@@ -420,14 +429,9 @@ int GOAL_InitGroup(int size, int rank, const int *job_ranks, uint32_t context)
 
 int GOAL_Init(void)
 {
-    if (G.initialized)
-        return GOAL_ERR_STATE;
-    if (!credo_rt.initialized) {
-        if (credo_init())
-            return GOAL_ERR_COMM;
-        G.started_credo = 1;
-    }
-    return GOAL_InitGroup(credo_rt.size, credo_rt.rank, NULL, GOAL_WORLD_CTX);
+    /* the world group's size and rank are only known once the runtime is up */
+    int rc = goal_runtime_up();
+    return rc != GOAL_SUCCESS ? rc : GOAL_InitGroup(credo_rt.size, credo_rt.rank, NULL, GOAL_WORLD_CTX);
 }
 
 int GOAL_IsInitialized(void)
