@@ -23,16 +23,22 @@ int mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI
     return MPI_SUCCESS;
 }
 
+/* What sends and receives check alike: the library state, the communicator and the buffer. */
+static int check_comm_buf(const char *fn, const void *buf, int count, MPI_Datatype dt, MPI_Comm comm)
+{
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (!comm_ok(comm))
+        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    return mpi_check_buf(comm, fn, buf, count, dt);
+}
+
 /* Full check of a send's arguments; dest may be PROC_NULL. 0 or the raised error code. */
 static int check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm)
 {
     int rc;
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if (!comm_ok(comm))
-        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if ((rc = mpi_check_buf(comm, fn, buf, count, dt)) != MPI_SUCCESS)
+    if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
         return rc;
     if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->size))
         return mpi_error(comm, MPI_ERR_RANK, fn, "invalid rank %d (communicator size %d)", dest,
@@ -48,11 +54,7 @@ static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype d
                       int tag, MPI_Comm comm)
 {
     int rc;
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if (!comm_ok(comm))
-        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if ((rc = mpi_check_buf(comm, fn, buf, count, dt)) != MPI_SUCCESS)
+    if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
         return rc;
     if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
         return mpi_error(comm, MPI_ERR_RANK, fn, "invalid source rank %d (communicator size %d)",
