@@ -109,15 +109,17 @@ done
 if [ "$pt" = 1 ] && [ -n "${avail[credo.overlap]:-}" ]; then avail[credo_pt.overlap]=1; meta[credo_pt]="${meta[credo]} CREDO_PROGRESS_THREAD=1"; fi
 
 # Launch command for an MPI at np ranks. Up to one rank per CPU all three bind one rank per core (as in
-# side_by_side.sh); beyond that binding is impossible, so nobody binds: Open MPI needs --oversubscribe
-# (which also makes its ranks yield when idle), MPICH and credorun do not bind unasked above the CPU count.
+# side_by_side.sh). Beyond that credorun still binds round robin (rank i on CPU i mod #CPUs, its
+# default) and Open MPI gets the same map (--oversubscribe, which also makes its ranks yield when idle,
+# and --bind-to core:overload-allowed: ranks 0 and 2 on core 0, 1 and 3 on core 1 at np 4); MPICH is
+# left unbound (hydra has no overload switch).
 launcher() { # mpi np
   local m=$1 np=$2 bind=1
   [ "$np" -gt "$ncpu" ] && bind=0
   case $m in
     credo) echo "${run_of[credo]} -n $np ${CREDORUN_ARGS:-}" ;;
     credo_pt) echo "env CREDO_PROGRESS_THREAD=1 ${run_of[credo]} -n $np ${CREDORUN_ARGS:-}" ;;
-    ompi) if [ $bind = 1 ]; then b="--bind-to core"; else b="--oversubscribe --bind-to none"; fi
+    ompi) if [ $bind = 1 ]; then b="--bind-to core"; else b="--oversubscribe --bind-to core:overload-allowed"; fi
           echo "env OMPI_MCA_oob_tcp_if_include=lo ${run_of[ompi]} --allow-run-as-root -np $np $b ${OMPI_RUN_ARGS:-}" ;;
     mpich) if [ $bind = 1 ]; then b="-bind-to core"; else b=""; fi
            echo "${run_of[mpich]} -n $np $b ${MPICH_RUN_ARGS:-}" ;;

@@ -382,8 +382,46 @@ int coll_wait(p2p_req *req)
     return err;
 }
 
+/* The blocking direct barrier skips the schedule: the same p - 1 zero-byte sends and receives go
+ * straight through p2p's blocking calls (no run, no request when the message is at the ring's
+ * head), which is most of the cost at np 2. Its tag has bit 30 clear, so it never matches a GOAL
+ * run's messages (GOAL_P2P_TAG sets it) in this context: an Ibarrier still in flight stays apart.
+ * Barrier k + 1's message from a rank cannot overtake its barrier-k message (non-overtaking), so
+ * one tag serves every blocking barrier. Sends are eager and buffered, so sending to all before
+ * receiving cannot deadlock. */
+enum { COLL_BARRIER_DIRECT_TAG = 1, COLL_ALLREDUCE_DIRECT_TAG = 2 };
+
+static int goal_err_of_p2p(int e)
+{
+    return e == P2P_ERR_NOMEM ? GOAL_ERR_NOMEM : e == P2P_ERR_TRUNCATE ? GOAL_ERR_TRUNCATE : GOAL_ERR_COMM;
+}
+
+static int barrier_direct_blocking(coll_comm *c)
+{
+    static unsigned char empty_msg; /* p2p wants a buffer even for zero bytes */
+    const goal_group *g = &c->grp;
+    int p = g->size, r = g->rank;
+    for (int d = 1; d < p; d++) {
+        int to = (r + d) % p;
+        int rc = p2p_send(&empty_msg, 0, g->job_of ? g->job_of[to] : to, COLL_BARRIER_DIRECT_TAG,
+                          g->ctx, P2P_MODE_STANDARD);
+        if (rc)
+            return goal_err_of_p2p(rc);
+    }
+    for (int d = 1; d < p; d++) {
+        int from = (r - d + p) % p;
+        int rc = p2p_recv(&empty_msg, 0, g->job_of ? g->job_of[from] : from,
+                          COLL_BARRIER_DIRECT_TAG, g->ctx, NULL);
+        if (rc)
+            return goal_err_of_p2p(rc);
+    }
+    return GOAL_SUCCESS;
+}
+
 int coll_barrier(coll_comm *c)
 {
+    if (choose(CK_BARRIER, 0, c->grp.size, 1, 0) == COLL_ALG_DIRECT)
+        return barrier_direct_blocking(c);
     p2p_req *r;
     int rc = coll_ibarrier(c, &r);
     return rc ? rc : coll_wait(r);
@@ -404,9 +442,51 @@ int coll_reduce(const void *sb, void *rb, size_t count, size_t esize, const coll
     return rc ? rc : coll_wait(r);
 }
 
+/* The blocking direct allreduce, for the sizes the table gives it (COLL_DIRECT_MAX_*): the direct
+ * schedule's messages through blocking p2p calls (see barrier_direct_blocking for the tag and the
+ * send-first order), and the same fold in rank order, so blocking and non-blocking give the same
+ * bits. Whether it applies depends only on (p, bytes, setting), never on one rank's buffers, so all
+ * ranks take the same path. */
+static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, size_t esize,
+                                     const coll_op *op, coll_comm *c)
+{
+    const goal_group *g = &c->grp;
+    int p = g->size, r = g->rank;
+    size_t n = count * esize;
+    unsigned char v[COLL_DIRECT_MAX_RANKS][COLL_DIRECT_MAX_BYTES + 1]; /* + 1: never zero-sized */
+    if (!n)
+        return GOAL_SUCCESS; /* every rank has count 0: nothing to agree on */
+    const void *src = sb == COLL_IN_PLACE ? rb : sb;
+    memcpy(v[r], src, n);
+    for (int d = 1; d < p; d++) {
+        int to = (r + d) % p;
+        int rc = p2p_send(v[r], n, g->job_of ? g->job_of[to] : to, COLL_ALLREDUCE_DIRECT_TAG,
+                          g->ctx, P2P_MODE_STANDARD);
+        if (rc)
+            return goal_err_of_p2p(rc);
+    }
+    for (int d = 1; d < p; d++) {
+        int from = (r - d + p) % p;
+        p2p_status st;
+        int rc = p2p_recv(v[from], n, g->job_of ? g->job_of[from] : from,
+                          COLL_ALLREDUCE_DIRECT_TAG, g->ctx, &st);
+        if (rc)
+            return goal_err_of_p2p(rc);
+        if (st.bytes != n)
+            return GOAL_ERR_TRUNCATE; /* sizes must agree, as in a schedule */
+    }
+    memcpy(rb, v[p - 1], n);
+    for (int i = p - 2; i >= 0; i--)
+        op->fn(v[i], rb, count, op->op, op->dt); /* rb = v_i op rb */
+    return GOAL_SUCCESS;
+}
+
 int coll_allreduce(const void *sb, void *rb, size_t count, size_t esize, const coll_op *op,
                    coll_comm *c)
 {
+    if (op && c->grp.size <= COLL_DIRECT_MAX_RANKS && count * esize <= COLL_DIRECT_MAX_BYTES &&
+        choose(CK_ALLREDUCE, count * esize, c->grp.size, op->commute, count) == COLL_ALG_DIRECT)
+        return allreduce_direct_blocking(sb, rb, count, esize, op, c);
     p2p_req *r;
     int rc = coll_iallreduce(sb, rb, count, esize, op, c, &r);
     return rc ? rc : coll_wait(r);

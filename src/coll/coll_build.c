@@ -122,12 +122,15 @@ static int mod(int a, int p)
 #define COLL_ALLTOALL_BRUCK_MAX_BYTES 256           /* per block, and only from 8 ranks on */
 #define COLL_GATHER_BINOMIAL_MAX_BYTES (2 * 1024)   /* per block, and only from 4 ranks on */
 
+
 int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int requested)
 {
     int a = requested;
     switch (kind) {
     case CK_BARRIER:
-        return a == COLL_ALG_BRUCK ? a : COLL_ALG_DISSEMINATION;
+        if (a == COLL_ALG_BRUCK || a == COLL_ALG_DIRECT || a == COLL_ALG_DISSEMINATION)
+            return a;
+        return p <= COLL_DIRECT_MAX_RANKS ? COLL_ALG_DIRECT : COLL_ALG_DISSEMINATION;
     case CK_BCAST:
         if (a == COLL_ALG_BINOMIAL || a == COLL_ALG_SCATTER_ALLGATHER)
             return a;
@@ -147,8 +150,10 @@ int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int re
             return a;
         if (a == COLL_ALG_RABENSEIFNER && commute && count >= (size_t)pof2_floor(p))
             return a;
-        if (a == COLL_ALG_RECDBL)
+        if (a == COLL_ALG_RECDBL || a == COLL_ALG_DIRECT)
             return a;
+        if (p <= COLL_DIRECT_MAX_RANKS && bytes <= COLL_DIRECT_MAX_BYTES)
+            return COLL_ALG_DIRECT;
         if (!commute || count < (size_t)p || p <= 2 || bytes < COLL_RABENSEIFNER_MIN_BYTES)
             return COLL_ALG_RECDBL;
         return COLL_ALG_RABENSEIFNER;
@@ -195,6 +200,19 @@ static void build_barrier(bld *b)
         dep(b, prev_s, s);
         prev_s = s;
         prev_r = rv;
+    }
+}
+
+/* Direct barrier: one round in which every rank sends to every other and waits for all of them.
+ * p - 1 messages per rank instead of ceil(log2 p), but a single hop on the critical path: the last
+ * rank to arrive releases everyone at once. That hop count is what costs when ranks share CPUs
+ * (every hop whose receiver is descheduled waits for a context switch, about 5 us on a VM), and
+ * for small p the extra zero-byte messages are cheaper than a second round. */
+static void build_barrier_direct(bld *b)
+{
+    for (int i = 1; i < b->p; i++) {
+        vsend(b, U(NULL), 0, (b->r + i) % b->p, 0);
+        vrecv(b, U(NULL), 0, mod(b->r - i, b->p), 0);
     }
 }
 
@@ -629,6 +647,55 @@ static void build_allreduce_ring(bld *b, loc src, loc dst, size_t count, size_t 
     free(sent);
 }
 
+/* Direct allreduce for small vectors and few ranks: every rank sends its vector to every other,
+ * then folds all p vectors itself in rank order, v0 op (v1 op (... op v[p-1])), so every rank
+ * computes the same result (bit for bit, also for floating point) and non-commutative ops keep
+ * MPI's canonical order. One hop on the critical path, as the direct barrier. */
+static void build_allreduce_direct(bld *b, loc src, loc dst, size_t count, size_t esize,
+                                   int inplace)
+{
+    int p = b->p, r = b->r;
+    size_t n = count * esize;
+    GOAL_Vertex *sent = calloc((size_t)p, sizeof *sent);
+    loc *in = calloc((size_t)p, sizeof *in);
+    GOAL_Vertex *got = calloc((size_t)p, sizeof *got);
+    if (!sent || !in || !got) {
+        b->err = GOAL_ERR_NOMEM;
+        goto out;
+    }
+    for (int i = 0; i < p; i++) {
+        got[i] = GOAL_INVALID_VERTEX;
+        sent[i] = GOAL_INVALID_VERTEX;
+        in[i] = src;
+    }
+    for (int d = 1; d < p; d++) {
+        int to = (r + d) % p, from = mod(r - d, p);
+        sent[to] = vsend(b, src, n, to, 0);
+        in[from] = S(b, n);
+        got[from] = vrecv(b, in[from], n, from, 0);
+    }
+    /* In place the sends read dst itself: fold in scratch and copy back once they are done. */
+    loc acc = inplace ? S(b, n) : dst;
+    GOAL_Vertex last = vcopy(b, in[p - 1], acc, n);
+    dep(b, got[p - 1], last);
+    for (int i = p - 2; i >= 0; i--) {
+        GOAL_Vertex red = vred(b, in[i], acc, count); /* acc = v_i op acc */
+        dep(b, got[i], red);
+        dep(b, last, red);
+        last = red;
+    }
+    if (inplace) {
+        GOAL_Vertex cp = vcopy(b, acc, dst, n);
+        dep(b, last, cp);
+        for (int i = 0; i < p; i++)
+            dep(b, sent[i], cp);
+    }
+out:
+    free(sent);
+    free(in);
+    free(got);
+}
+
 static void build_allreduce(bld *b, const coll_spec *a, int alg)
 {
     const coll_spec *k = a;
@@ -638,6 +705,8 @@ static void build_allreduce(bld *b, const coll_spec *a, int alg)
         build_allreduce_ring(b, src, U(k->rb), k->count, k->esize, inplace);
     else if (alg == COLL_ALG_RABENSEIFNER)
         build_allreduce_rabenseifner(b, src, U(k->rb), k->count, k->esize, inplace);
+    else if (alg == COLL_ALG_DIRECT)
+        build_allreduce_direct(b, src, U(k->rb), k->count, k->esize, inplace);
     else
         build_allreduce_recdbl(b, src, U(k->rb), k->count, k->esize);
 }
@@ -1027,7 +1096,8 @@ int coll_algo_by_name(const char *v)
         {"scatter_allgather", COLL_ALG_SCATTER_ALLGATHER}, {"recursive_doubling", COLL_ALG_RECDBL},
         {"recdbl", COLL_ALG_RECDBL}, {"ring", COLL_ALG_RING}, {"linear", COLL_ALG_LINEAR},
         {"pairwise", COLL_ALG_PAIRWISE}, {"bruck", COLL_ALG_BRUCK},
-        {"rabenseifner", COLL_ALG_RABENSEIFNER}, {"linear_sync", COLL_ALG_LINEAR_SYNC}};
+        {"rabenseifner", COLL_ALG_RABENSEIFNER}, {"linear_sync", COLL_ALG_LINEAR_SYNC},
+        {"direct", COLL_ALG_DIRECT}};
     for (size_t i = 0; v && i < sizeof names / sizeof names[0]; i++)
         if (!strcasecmp(v, names[i].name))
             return names[i].alg;
@@ -1064,6 +1134,8 @@ int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
     case CK_BARRIER:
         if (k->alg == COLL_ALG_BRUCK)
             build_barrier_bruck(&b);
+        else if (k->alg == COLL_ALG_DIRECT)
+            build_barrier_direct(&b);
         else
             build_barrier(&b);
         break;

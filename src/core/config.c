@@ -31,9 +31,9 @@ const config_var credo_config_vars[] = {
      "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
     {"CREDO_COLL_BCAST", CONFIG_STRING, "auto",
      "Bcast algorithm: auto (table in docs/GOAL.md), binomial or scatter_allgather"},
-    {"CREDO_COLL_BARRIER", CONFIG_STRING, "auto", "Barrier algorithm: auto, dissemination or bruck"},
+    {"CREDO_COLL_BARRIER", CONFIG_STRING, "auto", "Barrier algorithm: auto, dissemination, bruck or direct"},
     {"CREDO_COLL_REDUCE", CONFIG_STRING, "auto", "Reduce algorithm: auto, binomial or rabenseifner"},
-    {"CREDO_COLL_ALLREDUCE", CONFIG_STRING, "auto", "Allreduce algorithm: auto, recdbl, ring or rabenseifner"},
+    {"CREDO_COLL_ALLREDUCE", CONFIG_STRING, "auto", "Allreduce algorithm: auto, recdbl, ring, rabenseifner or direct"},
     {"CREDO_COLL_GATHER", CONFIG_STRING, "auto", "Gather algorithm: auto, linear, binomial or linear_sync"},
     {"CREDO_COLL_ALLGATHER", CONFIG_STRING, "auto", "Allgather algorithm: auto, recdbl, ring or bruck"},
     {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear, pairwise or bruck"},
@@ -44,13 +44,13 @@ const config_var credo_config_vars[] = {
 /* Accepted values of the CREDO_COLL_* settings, "auto" first. */
 static const struct {
     const char *var;
-    const char *choices[5];
+    const char *choices[6];
     size_t off;
 } coll_choices[] = {
     {"CREDO_COLL_BCAST", {"auto", "binomial", "scatter_allgather", NULL}, offsetof(credo_config, coll_bcast)},
-    {"CREDO_COLL_BARRIER", {"auto", "dissemination", "bruck", NULL}, offsetof(credo_config, coll_barrier)},
+    {"CREDO_COLL_BARRIER", {"auto", "dissemination", "bruck", "direct", NULL}, offsetof(credo_config, coll_barrier)},
     {"CREDO_COLL_REDUCE", {"auto", "binomial", "rabenseifner", NULL}, offsetof(credo_config, coll_reduce)},
-    {"CREDO_COLL_ALLREDUCE", {"auto", "recdbl", "ring", "rabenseifner", NULL}, offsetof(credo_config, coll_allreduce)},
+    {"CREDO_COLL_ALLREDUCE", {"auto", "recdbl", "ring", "rabenseifner", "direct", NULL}, offsetof(credo_config, coll_allreduce)},
     {"CREDO_COLL_GATHER", {"auto", "linear", "binomial", "linear_sync", NULL}, offsetof(credo_config, coll_gather)},
     {"CREDO_COLL_ALLGATHER", {"auto", "recdbl", "ring", "bruck", NULL}, offsetof(credo_config, coll_allgather)},
     {"CREDO_COLL_ALLTOALL", {"auto", "linear", "pairwise", "bruck", NULL}, offsetof(credo_config, coll_alltoall)},

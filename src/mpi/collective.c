@@ -63,16 +63,13 @@ static int p2p_err_of_goal(int g)
     }
 }
 
-/* Completion hook: unpacks non-dense results, frees temporaries, converts the error code. */
-static void mc_done(p2p_req *r)
+/* Unpacks non-dense results (when the collective succeeded) and frees the temporaries. */
+static void mc_unpack_free(mcoll *x, int ok)
 {
-    r->status.error = p2p_err_of_goal(r->status.error);
-    mcoll *x = (mcoll *)(uintptr_t)r->upper_data[3];
-    r->upper_data[3] = 0;
     if (x == NULL)
         return;
     mc_unpack *u = &x->out;
-    if (u->ubuf && r->status.error == P2P_OK) {
+    if (u->ubuf && ok) {
         size_t sz = u->dt->size;
         for (int i = 0; i < u->nblk; i++) {
             int c = u->cnt ? u->cnt[i] : u->cnt1;
@@ -82,6 +79,15 @@ static void mc_done(p2p_req *r)
         }
     }
     mc_free(x);
+}
+
+/* Completion hook: unpacks non-dense results, frees temporaries, converts the error code. */
+static void mc_done(p2p_req *r)
+{
+    r->status.error = p2p_err_of_goal(r->status.error);
+    mcoll *x = (mcoll *)(uintptr_t)r->upper_data[3];
+    r->upper_data[3] = 0;
+    mc_unpack_free(x, r->status.error == P2P_OK);
 }
 
 /* Dense input of count elements: the buffer itself or a packed copy. */
@@ -345,6 +351,11 @@ static int do_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
     CK(check_start(fn, comm, ROOT_NONE, req));
+    if (!req) { /* blocking: coll_barrier may take a path without a schedule (coll.c) */
+        int grc = coll_barrier(&comm->coll);
+        return grc == GOAL_SUCCESS ? MPI_SUCCESS
+                                   : mpi_error(comm, mpi_err_of_goal(grc), fn, "collective failed");
+    }
     p2p_req *r = NULL;
     int grc = coll_ibarrier(&comm->coll, &r);
     return mc_finish(fn, comm, grc, MPI_SUCCESS, r, NULL, req);
@@ -441,6 +452,13 @@ static int do_allred(const char *fn, int kind, const void *sb, void *rb, int cou
         }
         coll_op cop = mc_op(op, dt);
         size_t n = (size_t)count, es = dt->size;
+        if (kind == RK_ALLREDUCE && !req) { /* coll_allreduce may skip the schedule (coll.c) */
+            grc = coll_allreduce(s, d, n, es, &cop, &comm->coll);
+            mc_unpack_free(x, grc == GOAL_SUCCESS);
+            return grc == GOAL_SUCCESS
+                       ? MPI_SUCCESS
+                       : mpi_error(comm, mpi_err_of_goal(grc), fn, "collective failed");
+        }
         switch (kind) {
         case RK_ALLREDUCE: grc = coll_iallreduce(s, d, n, es, &cop, &comm->coll, &r); break;
         case RK_SCAN: grc = coll_iscan(s, d, n, es, &cop, &comm->coll, &r); break;

@@ -247,10 +247,22 @@ bind)
         [[ "$cpus" =~ ^[0-9]+$ ]] || fail "rank $r bound to '$cpus', expected one CPU"
     done <"$tmp/out"
     [ "$(cut -d' ' -f2 "$tmp/out" | sort -u | wc -l)" = "$ncpu" ] || fail "ranks share CPUs: $(cat "$tmp/out")"
-    mine=$(sed -n 's/^Cpus_allowed_list:\t*//p' /proc/self/status)
-    run -n "$((ncpu + 1))" sh -c 'sed -n "s/^Cpus_allowed_list:\t*//p" /proc/self/status'
+    # Oversubscribed: still one CPU each by default, round robin (rank i and rank i + ncpu share).
+    run -n "$((ncpu * 2))" sh -c 'echo "$PMI_RANK $(sed -n "s/^Cpus_allowed_list:\t*//p" /proc/self/status)"'
     expect_rc $rc 0
-    [ "$(sort -u "$tmp/out")" = "$mine" ] || fail "oversubscribed ranks should not be bound: $(cat "$tmp/out")"
+    sort -n "$tmp/out" >"$tmp/sorted"
+    for r in $(seq 0 $((ncpu - 1))); do
+        a=$(awk -v r=$r '$1 == r {print $2}' "$tmp/sorted")
+        b=$(awk -v r=$((r + ncpu)) '$1 == r {print $2}' "$tmp/sorted")
+        [[ "$a" =~ ^[0-9]+$ ]] || fail "oversubscribed rank $r bound to '$a', expected one CPU"
+        [ "$a" = "$b" ] || fail "ranks $r and $((r + ncpu)) should share a CPU: '$a' vs '$b'"
+    done
+    [ "$(cut -d' ' -f2 "$tmp/out" | sort -u | wc -l)" = "$ncpu" ] || fail "oversubscribed ranks should use every CPU: $(cat "$tmp/out")"
+    # --bind-to none leaves them alone
+    mine=$(sed -n 's/^Cpus_allowed_list:\t*//p' /proc/self/status)
+    run -n "$((ncpu + 1))" --bind-to none sh -c 'sed -n "s/^Cpus_allowed_list:\t*//p" /proc/self/status'
+    expect_rc $rc 0
+    [ "$(sort -u "$tmp/out")" = "$mine" ] || fail "--bind-to none ranks should not be bound: $(cat "$tmp/out")"
     ;;
 *)
     echo "unknown case $case_name"

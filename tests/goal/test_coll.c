@@ -342,7 +342,8 @@ static void test_allgather_alltoall(void)
  * whenever a peer is slow, and nothing here depends on timing to pass. */
 static void test_barrier_order(void)
 {
-    for (int rep = 0; rep < 3; rep++) {
+    /* odd repetitions use the non-blocking form: blocking barriers may skip the schedule (coll.c) */
+    for (int rep = 0; rep < 4; rep++) {
         int token = me;
         for (int s = 0; s < np; s++)
             if (s != me) {
@@ -351,7 +352,12 @@ static void test_barrier_order(void)
                 p2p_wait(rq);
                 p2p_req_free(rq);
             }
-        CHECK(coll_barrier(&C) == 0, "barrier");
+        if (rep & 1) {
+            p2p_req *br;
+            CHECK(coll_ibarrier(&C, &br) == 0 && coll_wait(br) == 0, "ibarrier");
+        } else {
+            CHECK(coll_barrier(&C) == 0, "barrier");
+        }
         for (int s = 0; s < np; s++)
             if (s != me) {
                 int flag = 0, got = -1;
@@ -423,6 +429,9 @@ int main(void)
         {k->coll_barrier, "dissemination", test_barrier_order},
         {k->coll_barrier, "bruck", test_barrier_order},
         {k->coll_barrier, "bruck", test_barrier_bcast},
+        {k->coll_barrier, "direct", test_barrier_order},
+        {k->coll_allreduce, "direct", test_reduce_allreduce},
+        {k->coll_allreduce, "direct", test_nonblocking_overlap},
         {k->coll_bcast, "binomial", test_barrier_bcast},
         {k->coll_bcast, "scatter_allgather", test_barrier_bcast},
         {k->coll_reduce, "binomial", test_reduce_allreduce},
