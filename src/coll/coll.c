@@ -453,7 +453,9 @@ static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, siz
     const goal_group *g = &c->grp;
     int p = g->size, r = g->rank;
     size_t n = count * esize;
-    unsigned char v[COLL_DIRECT_MAX_RANKS][COLL_DIRECT_MAX_BYTES + 1]; /* + 1: never zero-sized */
+    /* rows stay 16-byte aligned (256 B each): the op reads them as arrays of the element type */
+    _Static_assert(COLL_DIRECT_MAX_BYTES % 16 == 0, "rows must stay aligned");
+    _Alignas(16) unsigned char v[COLL_DIRECT_MAX_RANKS][COLL_DIRECT_MAX_BYTES];
     if (!n)
         return GOAL_SUCCESS; /* every rank has count 0: nothing to agree on */
     const void *src = sb == COLL_IN_PLACE ? rb : sb;
