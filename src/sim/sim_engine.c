@@ -181,8 +181,11 @@ void sim_msg_free(sim_engine *E, uint32_t i)
 
 /* ---- match buckets ------------------------------------------------------------------------- */
 
+/* The queue bit is left out: a key's unexpected and posted buckets share a home slot, so the
+ * receive that checks one and then creates the other probes the same cache lines. */
 static inline uint64_t bhash(uint32_t hostq, int32_t src, int32_t tag)
 {
+    hostq &= 0x7fffffffu;
     uint64_t x = ((uint64_t)hostq << 32 | (uint32_t)src) ^ ((uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ull);
     x ^= x >> 31;
     x *= 0xbf58476d1ce4e5b9ull;
@@ -217,9 +220,21 @@ static uint64_t bk_find(sim_engine *E, uint32_t host, int32_t src, int32_t tag, 
     }
 }
 
-static int bk_grow(sim_engine *E)
+static int bk_resize(sim_engine *E, uint64_t ncap);
+
+static int bk_grow(sim_engine *E) { return bk_resize(E, E->bcap ? E->bcap * 2 : 1024); }
+
+/* Room for `need` buckets in one step (a doubling series would rehash every entry again). */
+static int bk_reserve(sim_engine *E, uint64_t need)
 {
-    uint64_t ncap = E->bcap ? E->bcap * 2 : 1024;
+    uint64_t ncap = E->bcap ? E->bcap : 1024;
+    while (need * 4 > ncap * 3)
+        ncap *= 2;
+    return ncap == E->bcap ? 0 : bk_resize(E, ncap);
+}
+
+static int bk_resize(sim_engine *E, uint64_t ncap)
+{
     sim_bucket *old = E->bk;
     uint64_t ocap = E->bcap;
     E->bk = malloc(ncap * sizeof *E->bk);
@@ -318,6 +333,14 @@ static void hl_remove(sim_engine *E, uint32_t *head, uint32_t *tail, uint32_t mi
  * posted. At 1M ranks a dissemination barrier posts 20M receives at time 0: 64 bytes less each. */
 #define OP_POSTED 2
 
+/* Appends an already numbered exact receive to its (host, src, tag) bucket. */
+static void bk_append_key(sim_engine *E, uint32_t host, int32_t src, int32_t tag, uint32_t op);
+static void bk_append_op(sim_engine *E, uint32_t host, uint32_t op)
+{
+    const sim_op *o = &E->s->ops[op];
+    bk_append_key(E, host, o->peer, o->tag, op);
+}
+
 void sim_post_recv(sim_engine *E, uint32_t host, uint32_t op)
 {
     sim_op *o = &E->s->ops[op];
@@ -334,11 +357,22 @@ void sim_post_recv(sim_engine *E, uint32_t host, uint32_t op)
         r->peer = o->peer;
         r->tag = o->tag;
         hl_append(E, &E->wr_head[host], &E->wr_tail[host], mi);
+        E->nwild++;
         return;
     }
     o->ready = E->mseq++;
     o->pending = SIM_NIL;
-    uint64_t b = bk_find(E, host, o->peer, o->tag, 0, 1);
+    if (E->bulk) {
+        E->bulk++; /* bucketed by bulk_post, in the same order; counted here (bulk - 1) */
+        return;
+    }
+    bk_append_op(E, host, op);
+}
+
+/* Appends an exact receive, whose key the caller has at hand, to its bucket. */
+static void bk_append_key(sim_engine *E, uint32_t host, int32_t src, int32_t tag, uint32_t op)
+{
+    uint64_t b = bk_find(E, host, src, tag, 0, 1);
     if (b == UINT64_MAX)
         return;
     sim_bucket *bk = &E->bk[b];
@@ -349,6 +383,84 @@ void sim_post_recv(sim_engine *E, uint32_t host, uint32_t op)
     bk->tail = op;
 }
 
+/* Fills the buckets of the exact receives posted by the initial operations. Nothing matches while
+ * those run (every message is still a queued event), so only the buckets' contents must come out
+ * as if appended one by one: per (host, src, tag) in posting order, which is schedule order within
+ * a host. Appended in schedule order they would write a table of up to 32M buckets (1M-rank
+ * barrier: 20M receives) at random, a cache and TLB miss each; instead the table is sized once
+ * (no doubling series that rehashes everything again) and the receives of a run of hosts (about
+ * 2M operations at a time, so the scratch array stays small: first-touched memory is expensive)
+ * are sorted by the top 12 bits of their home slot with one stable counting pass, the key carried
+ * along, and inserted in that order: each stretch of inserts stays within a few hundred KB. */
+typedef struct bulk_ent {
+    uint32_t host, op;
+    int32_t src, tag;
+} bulk_ent;
+
+static inline int bulk_exact(const sim_op *o)
+{
+    return o->kind == SIM_RECV && o->done == OP_POSTED && o->peer != SIM_ANY && o->tag != SIM_ANY;
+}
+
+static int bulk_post(sim_engine *E, uint64_t n)
+{
+    const sim_sched *s = E->s;
+    const sim_op *ops = s->ops;
+    if (n == 0)
+        return 0;
+    if (bk_reserve(E, E->bcount + n) != 0)
+        return -1;
+    enum { BULK_BITS = 12, BULK_CHUNK = 1 << 21 };
+    uint64_t mask = E->bcap - 1;
+    unsigned lg = 0;
+    while ((1ull << lg) < E->bcap)
+        lg++;
+    size_t cap = n < BULK_CHUNK ? (size_t)n : BULK_CHUNK;
+    bulk_ent *sorted = lg > BULK_BITS + 4 ? malloc(cap * sizeof *sorted) : NULL;
+    uint64_t *cnt = sorted ? malloc(((1u << BULK_BITS) + 1) * sizeof *cnt) : NULL;
+    if (!cnt) { /* small table (fits the cache anyway) or no memory for the sort: insert in order */
+        free(sorted);
+        for (uint32_t h = 0; h < s->nranks; h++)
+            for (uint32_t i = s->rank_first[h]; i < s->rank_first[h + 1]; i++)
+                if (bulk_exact(&ops[i]))
+                    bk_append_key(E, h, ops[i].peer, ops[i].tag, i);
+        return E->failed ? -1 : 0;
+    }
+    unsigned shift = lg - BULK_BITS;
+    for (uint32_t h0 = 0, h1; h0 < s->nranks && !E->failed; h0 = h1) {
+        for (h1 = h0 + 1; h1 < s->nranks && s->rank_first[h1 + 1] - s->rank_first[h0] <= BULK_CHUNK; h1++)
+            ;
+        memset(cnt, 0, ((1u << BULK_BITS) + 1) * sizeof *cnt);
+        for (uint32_t h = h0; h < h1; h++)
+            for (uint32_t i = s->rank_first[h]; i < s->rank_first[h + 1]; i++)
+                if (bulk_exact(&ops[i]))
+                    cnt[((bhash(h, ops[i].peer, ops[i].tag) & mask) >> shift) + 1]++;
+        for (unsigned b = 0; b < (1u << BULK_BITS); b++)
+            cnt[b + 1] += cnt[b];
+        size_t m = cnt[1u << BULK_BITS];
+        if (m > cap) { /* one host with more than BULK_CHUNK receives */
+            bulk_ent *ns = realloc(sorted, m * sizeof *ns);
+            if (!ns) {
+                free(sorted);
+                free(cnt);
+                return -1;
+            }
+            sorted = ns;
+            cap = m;
+        }
+        for (uint32_t h = h0; h < h1; h++)
+            for (uint32_t i = s->rank_first[h]; i < s->rank_first[h + 1]; i++)
+                if (bulk_exact(&ops[i]))
+                    sorted[cnt[(bhash(h, ops[i].peer, ops[i].tag) & mask) >> shift]++] =
+                        (bulk_ent){h, i, ops[i].peer, ops[i].tag};
+        for (size_t k = 0; k < m; k++)
+            bk_append_key(E, sorted[k].host, sorted[k].src, sorted[k].tag, sorted[k].op);
+    }
+    free(cnt);
+    free(sorted);
+    return E->failed ? -1 : 0;
+}
+
 /* First posted receive matching (src, tag) in posting order: the head of the exact bucket or the
  * first matching wildcard receive, whichever was posted first. Returns the receive's operation. */
 uint32_t sim_match_posted(sim_engine *E, uint32_t host, uint32_t src, int32_t tag, int remove)
@@ -357,7 +469,7 @@ uint32_t sim_match_posted(sim_engine *E, uint32_t host, uint32_t src, int32_t ta
     uint64_t b = bk_find(E, host, (int32_t)src, tag, 0, 0);
     uint32_t exact = b == UINT64_MAX ? SIM_NIL : E->bk[b].head;
     uint32_t wild = SIM_NIL;
-    for (uint32_t w = E->wr_head[host]; w != SIM_NIL; w = E->m[w].hnext) {
+    for (uint32_t w = E->nwild ? E->wr_head[host] : SIM_NIL; w != SIM_NIL; w = E->m[w].hnext) {
         const sim_msg *r = &E->m[w];
         if (exact != SIM_NIL && r->seq > ops[exact].ready)
             break;
@@ -380,6 +492,7 @@ uint32_t sim_match_posted(sim_engine *E, uint32_t host, uint32_t src, int32_t ta
     if (remove) {
         hl_remove(E, &E->wr_head[host], &E->wr_tail[host], wild);
         sim_msg_free(E, wild);
+        E->nwild--;
     }
     return op;
 }
@@ -393,11 +506,16 @@ void sim_file_unexpected(sim_engine *E, uint32_t mi)
         return;
     bk_append(E, b, mi);
     hl_append(E, &E->uq_head[m->dst], &E->uq_tail[m->dst], mi);
+    E->nunexp++;
 }
 
 uint32_t sim_match_unexpected(sim_engine *E, uint32_t host, int32_t src, int32_t tag)
 {
     uint32_t pick = SIM_NIL;
+    /* nothing unexpected anywhere (always so while the initial operations run) or at this host:
+     * no probe of the bucket table */
+    if (E->nunexp == 0 || E->uq_head[host] == SIM_NIL)
+        return SIM_NIL;
     if (src != SIM_ANY && tag != SIM_ANY) {
         uint64_t b = bk_find(E, host, src, tag, 1, 0);
         if (b == UINT64_MAX)
@@ -417,6 +535,7 @@ uint32_t sim_match_unexpected(sim_engine *E, uint32_t host, int32_t src, int32_t
     uint64_t b = bk_find(E, host, (int32_t)E->m[pick].src, E->m[pick].tag, 1, 0);
     bk_pop_head(E, b);
     hl_remove(E, &E->uq_head[host], &E->uq_tail[host], pick);
+    E->nunexp--;
     return pick;
 }
 
@@ -727,8 +846,11 @@ static void lg_msg(sim_engine *E, const sim_event *ev)
     sim_msg *m = &E->m[mi];
     uint64_t t = ev->time;
     /* Arrival costs go to the CPU/NIC of the receive it matches (LogGOPSim charges the receiver's
-     * CPU numbered like the sender's); an unexpected message is handled by CPU 0 / NIC 0. */
-    uint32_t r = sim_match_posted(E, h, m->src, m->tag, 0);
+     * CPU numbered like the sender's); an unexpected message is handled by CPU 0 / NIC 0. With one
+     * CPU and NIC per host that is CPU 0 / NIC 0 either way: the match is looked up only once the
+     * message is handled, not at every try of a deferred arrival. */
+    int one = E->nc == 1 && E->nn == 1;
+    uint32_t r = one ? SIM_NIL : sim_match_posted(E, h, m->src, m->tag, 0);
     uint8_t c = r == SIM_NIL ? 0 : E->s->ops[r].cpu, n = r == SIM_NIL ? 0 : E->s->ops[r].nic;
     uint64_t *cpu = &E->nexto[(size_t)h * E->nc + c];
     uint64_t *gr = &E->nextgr[(size_t)h * E->nn + n];
@@ -739,11 +861,14 @@ static void lg_msg(sim_engine *E, const sim_event *ev)
     uint64_t s1 = minus1(m->size);
     *cpu = t + p->o + max64(s1 * p->O, s1 * p->G);
     *gr = t + p->g + s1 * p->G;
+    if (one)
+        r = sim_match_posted(E, h, m->src, m->tag, 1);
     if (r == SIM_NIL) {
         sim_file_unexpected(E, mi);
         return;
     }
-    sim_match_posted(E, h, m->src, m->tag, 1);
+    if (!one)
+        sim_match_posted(E, h, m->src, m->tag, 1);
     if (m->rndv)
         rndv_release(E, m, t);
     sim_op_finished(E, h, r, *cpu);
@@ -850,6 +975,7 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
                 if (s->ops[i].pending == 0 && s->ops[i].kind == k)
                     init[ninit++] = i;
     sim_event ev;
+    E.bulk = 1;
     for (uint64_t x = 0, h = 0; x < ninit && !E.failed; x++) {
         while (init[x] >= s->rank_first[h + 1])
             h++;
@@ -859,6 +985,12 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
         flush_freed(&E);
     }
     free(init);
+    uint64_t nbulk = E.bulk - 1;
+    E.bulk = 0;
+    if (!E.failed && bulk_post(&E, nbulk) != 0) {
+        sim_fail(&E, "out of memory for matching queues");
+        goto out;
+    }
 
     uint64_t tick = 0;
     while (!E.failed && sim_evq_pop(&E.q, &ev)) {

@@ -110,6 +110,11 @@ typedef struct sim_engine {
     uint64_t bcap, bcount;
     uint64_t mseq;
     uint32_t *uq_head, *uq_tail, *wr_head, *wr_tail; /* per host */
+    uint64_t nunexp, nwild;     /* unexpected messages / wildcard receives queued anywhere: while
+                                   zero, matching skips those lists (no per-host loads) */
+    uint64_t bulk;              /* nonzero while the initial operations run: exact receives are
+                                   only numbered (and counted: bulk - 1 of them), their buckets
+                                   are filled afterwards in table order (bulk_post) */
     /* operations freed while handling the current event */
     sim_freed *fl;
     size_t nfl, capfl;
