@@ -9,6 +9,9 @@ N=${1:-256}
 # it is where a dynamic sender still starts from C credits at every receiver.
 ITERS=${ITERS:-3}
 SIMARGS=${SIMARGS:-}   # extra credosim options for every run, e.g. --hold-unexpected
+# CREDOSIM_NIC_DEPTH=n in the environment reaches credosim too: PIO back-pressure beyond n packets
+# queued at a node's NIC (docs/SIMULATOR.md, cluster model). The dynamic barrier pays the initial
+# thresholds in its first 3 iterations, so ITERS=20 is closer to IMB's averages than the default.
 case $N in 1024) TOPO=mesh:4x4x4;; 256) TOPO=mesh:4x4x1;; *) TOPO=flat;; esac
 KERNELS=${KERNELS:-"pingpong sendrecv exchange alltoall allgather allreduce bcast reduce gather scatter barrier"}
 SLOTS=${SLOTS:-"8 16 32 64"}

@@ -87,6 +87,7 @@ typedef struct sim_cl {
     uint32_t *blk_head, *blk_tail; /* per (rank, dest): blocked jobs, nranks*nranks */
     sim_chan *ch;                  /* per (source node, destination node): packets in flight */
     int no_channels;               /* CREDOSIM_NO_CHANNELS=1: every packet its own event (to compare) */
+    uint64_t nic_room;             /* CREDOSIM_NIC_DEPTH=n: n packets' worth of NIC time (ns), 0 = unbounded */
     uint32_t *held_from;           /* --hold-unexpected: per (receiver, sender) slots held, n*n */
     sim_pkt *pk;
     uint32_t pkcap, pkfree;
@@ -165,6 +166,10 @@ int sim_cl_init(sim_engine *E)
     C->pkfree = C->jbfree = SIM_NIL;
     const char *noch = getenv("CREDOSIM_NO_CHANNELS");
     C->no_channels = noch && *noch && strcmp(noch, "0") != 0;
+    /* A NIC that accepts a PIO write only while it holds at most n packets (docs/SIMULATOR.md,
+     * "PIO back-pressure"). Off by default, so every documented result and golden test stands. */
+    const char *depth = getenv("CREDOSIM_NIC_DEPTH");
+    C->nic_room = depth && *depth ? strtoull(depth, NULL, 10) * c->nic_gap_ns : 0;
     C->ops = fc_lookup(c->fc ? c->fc : "none");
     if (!C->ops)
         return sim_fail(E, "--fc %s: unknown flow-control scheme (expected none, static or dynamic)", c->fc);
@@ -567,6 +572,20 @@ void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
     arm_cpu(E, host);
 }
 
+/* PIO back-pressure (CREDOSIM_NIC_DEPTH): without it a rank can book its node's NIC arbitrarily far
+ * ahead (route() only advances nic_free), and every later packet of the node's other ranks, credit
+ * packets included, waits behind that whole burst. A real NIC has a small input FIFO and stalls the
+ * CPU's PIO write when it is full, and credo's shared-memory transport has no shared queue at all;
+ * so with a depth, a write waits (holding its CPU) until the NIC holds at most `depth` packets. */
+static inline uint64_t pio_room(sim_engine *E, uint32_t r, uint64_t t)
+{
+    sim_cl *C = E->cl;
+    if (!C->nic_room)
+        return t;
+    uint64_t nf = C->nic_free[node_of(E, r)];
+    return nf > t + C->nic_room ? nf - C->nic_room : t;
+}
+
 static void drain_ctrl(sim_engine *E, uint32_t r)
 {
     sim_cl *C = E->cl;
@@ -577,7 +596,7 @@ static void drain_ctrl(sim_engine *E, uint32_t r)
         /* control packets are injected right away at PIO cost: the scheme already holds the
          * credit a request/response needs, and credit packets need none */
         uint64_t *cpu = &E->nexto[(size_t)r * E->nc];
-        uint64_t st = *cpu > E->now ? *cpu : E->now;
+        uint64_t st = pio_room(E, r, *cpu > E->now ? *cpu : E->now);
         *cpu = st + E->cfg->cl.pio_ns;
         if (kind != PK_CREDIT)
             E->st.ctrl_packets++;
@@ -642,6 +661,12 @@ static void cpu_step(sim_engine *E, uint32_t r)
         }
         drain_ctrl(E, r);
     } else if (R->run_head != SIM_NIL) {
+        uint64_t ready = pio_room(E, r, t);
+        if (ready > t) { /* the NIC is full: the write would stall the CPU until there is room */
+            *cpu = ready;
+            arm_cpu(E, r);
+            return;
+        }
         uint32_t ji = R->run_head;
         sim_job *j = &C->jb[ji];
         sim_msg *m = &E->m[j->msg];
