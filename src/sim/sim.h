@@ -14,16 +14,17 @@ enum sim_dep_kind { SIM_REQUIRES = 0, SIM_IREQUIRES = 1 };
 #define SIM_ANY (-1) /* peer (recv only) or tag (recv only): matches anything */
 
 /* One operation. Static fields come from the schedule; `pending` and `ready` are run state, so a
- * schedule is consumed by one run (sim_sched_reset re-arms it). 48 bytes: 1M-rank barriers keep
- * 40M of these in memory. */
+ * schedule is consumed by one run (sim_sched_reset re-arms it). 40 bytes: 1M-rank barriers keep
+ * 40M of these in memory. The number of `irequires` successors is not stored: successor lists are
+ * laid out in operation order, so it is the next operation's `succ` (or sim_sched.nsucc after the
+ * last one) minus `succ` minus `nreq` (sim_op_nireq); storing it made the record 48 bytes. */
 typedef struct sim_op {
     uint64_t size;    /* bytes (send/recv) or nanoseconds (calc) */
     uint64_t ready;   /* run state: latest finish/start time among satisfied dependencies */
     int32_t peer;     /* destination, source or SIM_ANY; 0 for calc */
     int32_t tag;
-    uint32_t succ;    /* first successor in sim_sched.succ: nreq `requires` then nireq `irequires` */
+    uint32_t succ;    /* first successor in sim_sched.succ: nreq `requires` then the `irequires` */
     uint32_t nreq;
-    uint32_t nireq;
     uint32_t pending; /* run state: dependencies not yet satisfied */
     uint8_t kind, cpu, nic;
     uint8_t done;     /* run state: 1 finished, 2 receive posted (then `ready` and `pending` hold its
@@ -41,6 +42,16 @@ typedef struct sim_sched {
     uint32_t *line;          /* per op: source line in the GOAL file, or NULL for built schedules */
     char *name;              /* file name or pattern description, for messages */
 } sim_sched;
+
+/* Successors of ops[i]: [succ, end) with the `requires` ones first. */
+static inline uint64_t sim_op_succ_end(const sim_sched *s, uint64_t i)
+{
+    return i + 1 < s->nops ? s->ops[i + 1].succ : s->nsucc;
+}
+static inline uint32_t sim_op_nireq(const sim_sched *s, uint64_t i)
+{
+    return (uint32_t)(sim_op_succ_end(s, i) - s->ops[i].succ - s->ops[i].nreq);
+}
 
 /* Builder: ranks must be added in order (begin_rank(0), ops, deps, begin_rank(1), ...). Op ids
  * returned by add_op are indices within the current rank, as in a GOAL rank block. */

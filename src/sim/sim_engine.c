@@ -197,6 +197,17 @@ static inline uint64_t bhash(uint32_t hostq, int32_t src, int32_t tag)
 
 static int bk_grow(sim_engine *E);
 
+/* Whether a live bucket's key has this (src, tag): the key of its head entry (see sim_bucket). */
+static inline int bk_key_is(const sim_engine *E, const sim_bucket *b, int32_t src, int32_t tag)
+{
+    if (b->hostq >> 31) {
+        const sim_msg *m = &E->m[b->head];
+        return (int32_t)m->src == src && m->tag == tag;
+    }
+    const sim_op *o = &E->s->ops[b->head];
+    return o->peer == src && o->tag == tag;
+}
+
 /* Returns the slot of (host, src, tag, q); creates it when `create` (may fail: SIM_NIL as 64-bit). */
 static uint64_t bk_find(sim_engine *E, uint32_t host, int32_t src, int32_t tag, uint32_t q, int create)
 {
@@ -204,17 +215,18 @@ static uint64_t bk_find(sim_engine *E, uint32_t host, int32_t src, int32_t tag, 
     if (create && (E->bcount + 1) * 4 > E->bcap * 3 && bk_grow(E) != 0)
         return UINT64_MAX;
     uint32_t hq = host | q << 31;
-    uint64_t mask = E->bcap - 1, i = bhash(hq, src, tag) & mask;
+    uint32_t h = (uint32_t)bhash(hq, src, tag);
+    uint64_t mask = E->bcap - 1, i = h & mask;
     for (;;) {
         sim_bucket *b = &E->bk[i];
         if (b->hostq == SIM_NIL) {
             if (!create)
                 return UINT64_MAX;
-            *b = (sim_bucket){hq, src, tag, SIM_NIL, SIM_NIL};
+            *b = (sim_bucket){hq, h, SIM_NIL, SIM_NIL};
             E->bcount++;
             return i;
         }
-        if (b->hostq == hq && b->src == src && b->tag == tag)
+        if (b->hostq == hq && b->hash == h && bk_key_is(E, b, src, tag))
             return i;
         i = (i + 1) & mask;
     }
@@ -237,7 +249,8 @@ static int bk_resize(sim_engine *E, uint64_t ncap)
 {
     sim_bucket *old = E->bk;
     uint64_t ocap = E->bcap;
-    E->bk = malloc(ncap * sizeof *E->bk);
+    /* home slots come from the 32 stored hash bits (64 GB of buckets: not reached in practice) */
+    E->bk = ncap <= (1ull << 32) ? malloc(ncap * sizeof *E->bk) : NULL;
     if (!E->bk) {
         E->bk = old;
         return sim_fail(E, "out of memory for matching queues");
@@ -249,7 +262,7 @@ static int bk_resize(sim_engine *E, uint64_t ncap)
     for (uint64_t i = 0; i < ocap; i++) {
         if (old[i].hostq == SIM_NIL)
             continue;
-        uint64_t mask = ncap - 1, j = bhash(old[i].hostq, old[i].src, old[i].tag) & mask;
+        uint64_t mask = ncap - 1, j = old[i].hash & mask;
         while (E->bk[j].hostq != SIM_NIL)
             j = (j + 1) & mask;
         E->bk[j] = old[i];
@@ -270,7 +283,7 @@ static void bk_delete(sim_engine *E, uint64_t i)
         j = (j + 1) & mask;
         if (E->bk[j].hostq == SIM_NIL)
             return;
-        uint64_t home = bhash(E->bk[j].hostq, E->bk[j].src, E->bk[j].tag) & mask;
+        uint64_t home = E->bk[j].hash & mask;
         /* move j into the hole i if its home is not in (i, j] (cyclically) */
         int in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!in_range) {
@@ -565,7 +578,8 @@ void sim_op_started(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
 {
     const sim_op *o = &E->s->ops[op];
     const uint32_t *sc = E->s->succ + o->succ + o->nreq;
-    for (uint32_t i = 0; i < o->nireq; i++)
+    uint32_t nireq = sim_op_nireq(E->s, op);
+    for (uint32_t i = 0; i < nireq; i++)
         satisfy(E, host, sc[i], t);
 }
 

@@ -68,10 +68,15 @@ typedef struct sim_msg {
     uint32_t hold_epoch; /* the receiver's spill epoch when holding began (a spill releases all) */
 } sim_msg;
 
-/* 20 bytes: at 1M ranks a dissemination barrier has 20M receives posted at once. */
+/* 16 bytes: at 1M ranks a dissemination barrier has 20M receives posted at once (32M buckets).
+ * The (src, tag) of the key is not stored: it is that of the head entry (a posted receive's
+ * operation or an unexpected message; a bucket is deleted when it empties), read only when host
+ * and hash agree, i.e. almost only for the bucket sought, whose head the caller reads anyway. The
+ * low 32 bits of the key's hash are stored instead (20 -> 16 bytes): they give the home slot for
+ * deletion and resizing (the table never exceeds 2^32 slots) and filter the comparisons. */
 typedef struct sim_bucket {
     uint32_t hostq;    /* host | queue << 31 (0 = posted exact receives, 1 = unexpected); SIM_NIL = empty */
-    int32_t src, tag;
+    uint32_t hash;     /* low 32 bits of bhash(hostq, src, tag) */
     uint32_t head, tail;
 } sim_bucket;
 

@@ -193,19 +193,21 @@ int sim_builder_finish(sim_builder *b, sim_sched **out, char *err, size_t errlen
         bfail(b, "%s: out of memory for %llu dependencies", s->name, (unsigned long long)b->ndeps);
         goto fail_s;
     }
+    /* `pending` (run state, re-armed by sim_sched_reset below) counts the irequires while building
+     * and is their fill cursor afterwards: the record has no field of its own for them */
     for (uint64_t i = 0; i < b->ndeps; i++) {
         sim_bdep *d = &b->deps[i];
         if (d->kind == SIM_REQUIRES)
             s->ops[d->on].nreq++;
         else
-            s->ops[d->on].nireq++;
+            s->ops[d->on].pending++;
     }
     uint64_t pos = 0;
     for (uint64_t i = 0; i < s->nops; i++) {
         s->ops[i].succ = (uint32_t)pos;
-        pos += (uint64_t)s->ops[i].nreq + s->ops[i].nireq;
+        pos += (uint64_t)s->ops[i].nreq + s->ops[i].pending;
         s->ops[i].nreq = 0; /* reused as fill cursors below */
-        s->ops[i].nireq = 0;
+        s->ops[i].pending = 0;
     }
     s->nsucc = pos;
     /* fill requires in dependency order, then irequires after them */
@@ -220,7 +222,7 @@ int sim_builder_finish(sim_builder *b, sim_sched **out, char *err, size_t errlen
         sim_bdep *d = &b->deps[i];
         if (d->kind == SIM_IREQUIRES) {
             sim_op *on = &s->ops[d->on];
-            s->succ[on->succ + on->nreq + on->nireq++] = d->op;
+            s->succ[on->succ + on->nreq + on->pending++] = d->op;
         }
     }
     sim_sched_reset(s);
@@ -331,7 +333,7 @@ int sim_sched_write_goal(FILE *f, const sim_sched *s)
         gr->ops = calloc(gr->nops ? gr->nops : 1, sizeof *gr->ops);
         uint32_t nd = 0;
         for (uint32_t i = a; i < b; i++)
-            nd += s->ops[i].nreq + s->ops[i].nireq;
+            nd += (uint32_t)(sim_op_succ_end(s, i) - s->ops[i].succ);
         gr->deps = calloc(nd ? nd : 1, sizeof *gr->deps);
         if (!gr->ops || !gr->deps) {
             rc = -1;
@@ -341,7 +343,7 @@ int sim_sched_write_goal(FILE *f, const sim_sched *s)
             const sim_op *o = &s->ops[i];
             gr->ops[i - a] = (goal_txt_op){o->kind == SIM_SEND ? GOAL_TXT_SEND : o->kind == SIM_RECV ? GOAL_TXT_RECV : GOAL_TXT_CALC,
                                            o->cpu, o->nic, o->peer, o->tag, o->size, 0};
-            for (uint32_t k = 0; k < o->nreq + o->nireq; k++)
+            for (uint32_t k = 0; k < sim_op_succ_end(s, i) - o->succ; k++)
                 gr->deps[gr->ndeps++] = (goal_txt_dep){s->succ[o->succ + k] - a, i - a,
                                                        k < o->nreq ? GOAL_TXT_REQUIRES : GOAL_TXT_IREQUIRES};
         }

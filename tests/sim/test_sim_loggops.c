@@ -457,6 +457,126 @@ static void test_bulk_post_order(void **state)
     free(big);
 }
 
+/* The irequires count is derived from the next operation's successor offset (sim_op_nireq), the
+ * last operation's from the schedule's total: rank 1's last operation (the last of the schedule)
+ * has an irequires successor. Rank 0: c0 irequires s0 (starts when s0 starts, after s0's CPU
+ * overhead: 1500..2500). Rank 1: c1 irequires r1 (0..500), c2 requires r1 (r1 done at
+ * 1500 + 2500 + 1500 = 5500, c2 until 6200). A wrong count deadlocks or changes the times. A GOAL
+ * export read back must give the same counts. */
+static const char irequires_goal[] = "num_ranks 2\n"
+                                     "rank 0 {\n"
+                                     "s0: send 1b to 1 tag 4\n"
+                                     "c0: calc 1000\n"
+                                     "c0 irequires s0\n"
+                                     "}\n"
+                                     "rank 1 {\n"
+                                     "c1: calc 500\n"
+                                     "c2: calc 700\n"
+                                     "r1: recv 1b from 0 tag 4\n"
+                                     "c1 irequires r1\n"
+                                     "c2 requires r1\n"
+                                     "}\n";
+
+static void test_irequires_counts(void **state)
+{
+    (void)state;
+    sim_sched *s = NULL;
+    char err[256];
+    assert_int_equal(sim_sched_from_goal_mem(irequires_goal, sizeof irequires_goal - 1, "ireq", &s, err,
+                                             sizeof err),
+                     0);
+    assert_int_equal(sizeof(sim_op), 40);
+    const uint32_t nreq[5] = {0, 0, 0, 0, 1}, nireq[5] = {1, 0, 0, 0, 1};
+    assert_int_equal(s->nops, 5);
+    for (uint32_t i = 0; i < 5; i++) {
+        assert_int_equal(s->ops[i].nreq, nreq[i]);
+        assert_int_equal(sim_op_nireq(s, i), nireq[i]);
+    }
+    /* export, read back: same successor counts */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(sim_sched_write_goal(f, s), 0);
+    fclose(f);
+    sim_sched *t = NULL;
+    assert_int_equal(sim_sched_from_goal_mem(text, len, "ireq-export", &t, err, sizeof err), 0);
+    free(text);
+    assert_int_equal(t->nops, 5);
+    for (uint32_t i = 0; i < 5; i++) {
+        assert_int_equal(t->ops[i].nreq, nreq[i]);
+        assert_int_equal(sim_op_nireq(t, i), nireq[i]);
+    }
+    sim_sched_free(t);
+    sim_config cfg = cfg_default();
+    uint64_t *fin = run(s, &cfg);
+    assert_int_equal(fin[0], 2500);
+    assert_int_equal(fin[1], 6200);
+    free(fin);
+}
+
+/* Match buckets keep no (src, tag): a bucket's key is its head entry's, so it must follow the head
+ * as entries leave. Rank 0 sends tags 1, 2, 1, 2 (and one with tag 3 to rank 2, 4 keys in all at
+ * rank 1 with the posted ones); rank 1 computes past every arrival, so all four are unexpected in
+ * two buckets of two, then receives tags 2, 1, 2, 1 (each receive finds its bucket through the
+ * current head). Then rank 1 posts two exact receives for tag 5 and one for tag 6 before rank 2's
+ * messages (tags 6, 5, 5) arrive: the posted buckets' heads change the same way. */
+static const char bucket_key_goal[] = "num_ranks 3\n"
+                                      "rank 0 {\n"
+                                      "a: send 1b to 1 tag 1\n"
+                                      "b: send 1b to 1 tag 2\n"
+                                      "c: send 1b to 1 tag 1\n"
+                                      "d: send 1b to 1 tag 2\n"
+                                      "e: send 1b to 2 tag 3\n"
+                                      "}\n"
+                                      "rank 1 {\n"
+                                      "w: calc 100000\n"
+                                      "r1: recv 1b from 0 tag 2\n"
+                                      "r2: recv 1b from 0 tag 1\n"
+                                      "r3: recv 1b from 0 tag 2\n"
+                                      "r4: recv 1b from 0 tag 1\n"
+                                      "p1: recv 1b from 2 tag 5\n"
+                                      "p2: recv 1b from 2 tag 5\n"
+                                      "p3: recv 1b from 2 tag 6\n"
+                                      "r1 requires w\n"
+                                      "r2 requires r1\n"
+                                      "r3 requires r2\n"
+                                      "r4 requires r3\n"
+                                      "p1 requires r4\n"
+                                      "p2 requires r4\n"
+                                      "p3 requires r4\n"
+                                      "}\n"
+                                      "rank 2 {\n"
+                                      "x: recv 1b from 0 tag 3\n"
+                                      "y: calc 200000\n"
+                                      "y requires x\n"
+                                      "s6: send 1b to 1 tag 6\n"
+                                      "s5a: send 1b to 1 tag 5\n"
+                                      "s5b: send 1b to 1 tag 5\n"
+                                      "s6 requires y\n"
+                                      "s5a requires s6\n"
+                                      "s5b requires s5a\n"
+                                      "}\n";
+
+static void test_bucket_key_follows_head(void **state)
+{
+    (void)state;
+    sim_sched *s = NULL;
+    char err[256];
+    assert_int_equal(sim_sched_from_goal_mem(bucket_key_goal, sizeof bucket_key_goal - 1, "bkey", &s, err,
+                                             sizeof err),
+                     0);
+    sim_config cfg = cfg_default();
+    uint64_t *f = run(s, &cfg);
+    /* rank 2: e starts at 6000 and arrives at 6000 + o + L = 10000, x is done at 11500, y until
+     * 211500, then three sends 1500 apart (done 216000): the last (tag 5) arrives 214500 + 1500 +
+     * 2500 = 218500 and its receive is done at 220000 (the credosim before this change agrees) */
+    assert_int_equal(f[0], 7500);
+    assert_int_equal(f[2], 216000);
+    assert_int_equal(f[1], 220000);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +594,8 @@ int main(void)
         cmocka_unit_test(test_wildcards),
         cmocka_unit_test(test_exact_before_wildcard),
         cmocka_unit_test(test_bulk_post_order),
+        cmocka_unit_test(test_irequires_counts),
+        cmocka_unit_test(test_bucket_key_follows_head),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
