@@ -391,6 +391,11 @@ int coll_wait(p2p_req *req)
  * receiving cannot deadlock. */
 enum { COLL_BARRIER_DIRECT_TAG = 1, COLL_ALLREDUCE_DIRECT_TAG = 2 };
 
+static int job_rank(const goal_group *g, int r)
+{
+    return g->job_of ? g->job_of[r] : r;
+}
+
 static int goal_err_of_p2p(int e)
 {
     return e == P2P_ERR_NOMEM ? GOAL_ERR_NOMEM : e == P2P_ERR_TRUNCATE ? GOAL_ERR_TRUNCATE : GOAL_ERR_COMM;
@@ -403,14 +408,14 @@ static int barrier_direct_blocking(coll_comm *c)
     int p = g->size, r = g->rank;
     for (int d = 1; d < p; d++) {
         int to = (r + d) % p;
-        int rc = p2p_send(&empty_msg, 0, g->job_of ? g->job_of[to] : to, COLL_BARRIER_DIRECT_TAG,
+        int rc = p2p_send(&empty_msg, 0, job_rank(g, to), COLL_BARRIER_DIRECT_TAG,
                           g->ctx, P2P_MODE_STANDARD);
         if (rc)
             return goal_err_of_p2p(rc);
     }
     for (int d = 1; d < p; d++) {
         int from = (r - d + p) % p;
-        int rc = p2p_recv(&empty_msg, 0, g->job_of ? g->job_of[from] : from,
+        int rc = p2p_recv(&empty_msg, 0, job_rank(g, from),
                           COLL_BARRIER_DIRECT_TAG, g->ctx, NULL);
         if (rc)
             return goal_err_of_p2p(rc);
@@ -462,7 +467,7 @@ static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, siz
     memcpy(v[r], src, n);
     for (int d = 1; d < p; d++) {
         int to = (r + d) % p;
-        int rc = p2p_send(v[r], n, g->job_of ? g->job_of[to] : to, COLL_ALLREDUCE_DIRECT_TAG,
+        int rc = p2p_send(v[r], n, job_rank(g, to), COLL_ALLREDUCE_DIRECT_TAG,
                           g->ctx, P2P_MODE_STANDARD);
         if (rc)
             return goal_err_of_p2p(rc);
@@ -470,7 +475,7 @@ static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, siz
     for (int d = 1; d < p; d++) {
         int from = (r - d + p) % p;
         p2p_status st;
-        int rc = p2p_recv(v[from], n, g->job_of ? g->job_of[from] : from,
+        int rc = p2p_recv(v[from], n, job_rank(g, from),
                           COLL_ALLREDUCE_DIRECT_TAG, g->ctx, &st);
         if (rc)
             return goal_err_of_p2p(rc);
