@@ -72,8 +72,9 @@ int sim_coll_build(const char *spec, uint32_t nranks, sim_sched **out, char *err
     int req = COLL_ALG_AUTO;
     if (salg && !(req = coll_algo_by_name(salg))) {
         snprintf(err, errlen,
-                 "--pattern %s: unknown algorithm '%s' (expected dissemination, binomial, "
-                 "scatter_allgather, recursive_doubling, ring, linear or pairwise)", spec, salg);
+                 "--pattern %s: unknown algorithm '%s' (expected dissemination, bruck, direct, "
+                 "binomial, scatter_allgather, recursive_doubling, ring, rabenseifner, linear, "
+                 "linear_sync or pairwise)", spec, salg);
         return -1;
     }
     if (nranks == 0 || nranks > 0x7fffffffu) {

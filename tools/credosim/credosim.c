@@ -35,7 +35,8 @@ static void usage(FILE *f)
             "  allreduce:B, allgather:B, gather:B, scatter:B, phased:B[:REPS]; add :ITERS to repeat.\n"
             "  coll:NAME[:B[:ALG]]: src/coll's own schedule (barrier, bcast, reduce, allreduce, gather,\n"
             "  scatter, allgather, alltoall, reduce_scatter_block, scan, exscan; ALG: dissemination,\n"
-            "  binomial, scatter_allgather, recursive_doubling, ring, linear, pairwise).\n");
+            "  bruck, direct, binomial, scatter_allgather, recursive_doubling, ring, rabenseifner,\n"
+            "  linear, linear_sync, pairwise).\n");
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out)
