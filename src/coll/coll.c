@@ -401,24 +401,29 @@ static int goal_err_of_p2p(int e)
     return e == P2P_ERR_NOMEM ? GOAL_ERR_NOMEM : e == P2P_ERR_TRUNCATE ? GOAL_ERR_TRUNCATE : GOAL_ERR_COMM;
 }
 
-static int barrier_direct_blocking(coll_comm *c)
+/* One direct round: `mine` (n bytes) to every other rank, then rank i's n bytes into rows[i]
+ * (mine and rows NULL: zero-byte messages, the barrier). */
+static int direct_exchange(coll_comm *c, int tag, const void *mine, size_t n,
+                           unsigned char (*rows)[COLL_DIRECT_MAX_BYTES])
 {
     static unsigned char empty_msg; /* p2p wants a buffer even for zero bytes */
     const goal_group *g = &c->grp;
     int p = g->size, r = g->rank;
+    if (!mine)
+        mine = &empty_msg;
     for (int d = 1; d < p; d++) {
-        int to = (r + d) % p;
-        int rc = p2p_send(&empty_msg, 0, job_rank(g, to), COLL_BARRIER_DIRECT_TAG,
-                          g->ctx, P2P_MODE_STANDARD);
+        int rc = p2p_send(mine, n, job_rank(g, (r + d) % p), tag, g->ctx, P2P_MODE_STANDARD);
         if (rc)
             return goal_err_of_p2p(rc);
     }
     for (int d = 1; d < p; d++) {
         int from = (r - d + p) % p;
-        int rc = p2p_recv(&empty_msg, 0, job_rank(g, from),
-                          COLL_BARRIER_DIRECT_TAG, g->ctx, NULL);
+        p2p_status st;
+        int rc = p2p_recv(rows ? rows[from] : &empty_msg, n, job_rank(g, from), tag, g->ctx, &st);
         if (rc)
             return goal_err_of_p2p(rc);
+        if (st.bytes != n)
+            return GOAL_ERR_TRUNCATE; /* sizes must agree, as in a schedule */
     }
     return GOAL_SUCCESS;
 }
@@ -426,7 +431,7 @@ static int barrier_direct_blocking(coll_comm *c)
 int coll_barrier(coll_comm *c)
 {
     if (choose(CK_BARRIER, 0, c->grp.size, 1, 0) == COLL_ALG_DIRECT)
-        return barrier_direct_blocking(c);
+        return direct_exchange(c, COLL_BARRIER_DIRECT_TAG, NULL, 0, NULL);
     p2p_req *r;
     int rc = coll_ibarrier(c, &r);
     return rc ? rc : coll_wait(r);
@@ -448,15 +453,13 @@ int coll_reduce(const void *sb, void *rb, size_t count, size_t esize, const coll
 }
 
 /* The blocking direct allreduce, for the sizes the table gives it (COLL_DIRECT_MAX_*): the direct
- * schedule's messages through blocking p2p calls (see barrier_direct_blocking for the tag and the
- * send-first order), and the same fold in rank order, so blocking and non-blocking give the same
+ * schedule's messages through blocking p2p calls (see above for the tag and the send-first order), and the same fold in rank order, so blocking and non-blocking give the same
  * bits. Whether it applies depends only on (p, bytes, setting), never on one rank's buffers, so all
  * ranks take the same path. */
 static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, size_t esize,
                                      const coll_op *op, coll_comm *c)
 {
-    const goal_group *g = &c->grp;
-    int p = g->size, r = g->rank;
+    int p = c->grp.size, r = c->grp.rank;
     size_t n = count * esize;
     /* rows stay 16-byte aligned (256 B each): the op reads them as arrays of the element type */
     _Static_assert(COLL_DIRECT_MAX_BYTES % 16 == 0, "rows must stay aligned");
@@ -465,23 +468,9 @@ static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, siz
         return GOAL_SUCCESS; /* every rank has count 0: nothing to agree on */
     const void *src = sb == COLL_IN_PLACE ? rb : sb;
     memcpy(v[r], src, n);
-    for (int d = 1; d < p; d++) {
-        int to = (r + d) % p;
-        int rc = p2p_send(v[r], n, job_rank(g, to), COLL_ALLREDUCE_DIRECT_TAG,
-                          g->ctx, P2P_MODE_STANDARD);
-        if (rc)
-            return goal_err_of_p2p(rc);
-    }
-    for (int d = 1; d < p; d++) {
-        int from = (r - d + p) % p;
-        p2p_status st;
-        int rc = p2p_recv(v[from], n, job_rank(g, from),
-                          COLL_ALLREDUCE_DIRECT_TAG, g->ctx, &st);
-        if (rc)
-            return goal_err_of_p2p(rc);
-        if (st.bytes != n)
-            return GOAL_ERR_TRUNCATE; /* sizes must agree, as in a schedule */
-    }
+    int rc = direct_exchange(c, COLL_ALLREDUCE_DIRECT_TAG, v[r], n, v);
+    if (rc)
+        return rc;
     memcpy(rb, v[p - 1], n);
     for (int i = p - 2; i >= 0; i--)
         op->fn(v[i], rb, count, op->op, op->dt); /* rb = v_i op rb */

@@ -89,6 +89,19 @@ static void dep(bld *b, GOAL_Vertex prereq, GOAL_Vertex target)
         GOAL_Requires(b->g, prereq, target);
 }
 
+/* Receives count elements from peer into fresh scratch and folds them into `into`
+ * (into = received op into) once `after` finished too; returns the reduction. */
+static GOAL_Vertex vrecv_fold(bld *b, size_t count, size_t esize, int peer, int tag, loc into,
+                              GOAL_Vertex after)
+{
+    loc t = S(b, count * esize);
+    GOAL_Vertex rv = vrecv(b, t, count * esize, peer, tag);
+    GOAL_Vertex red = vred(b, t, into, count);
+    dep(b, after, red);
+    dep(b, rv, red);
+    return red;
+}
+
 /* A vertex that finishes once all of v[0..n) finished (a zero-time calc). */
 static GOAL_Vertex join(bld *b, const GOAL_Vertex *v, int n, GOAL_Vertex also)
 {
@@ -485,12 +498,7 @@ static GOAL_Vertex build_rs_halving(bld *b, loc acc, GOAL_Vertex last, size_t co
             sends[(*nsends)++] = s;
             return s;
         }
-        loc t = S(b, n);
-        GOAL_Vertex rv = vrecv(b, t, n, r - 1, 300);
-        GOAL_Vertex red = vred(b, t, acc, count);
-        dep(b, last, red);
-        dep(b, rv, red);
-        last = red;
+        last = vrecv_fold(b, count, esize, r - 1, 300, acc, last);
     }
     int v = *newrank, lo = 0, hi = pof2;
     for (int dist = pof2 / 2, k = 0; dist >= 1; dist /= 2, k++) {
@@ -507,12 +515,7 @@ static GOAL_Vertex build_rs_halving(bld *b, loc acc, GOAL_Vertex last, size_t co
         GOAL_Vertex s = vsend(b, at(acc, so * esize), sn, peer, 310 + k);
         dep(b, last, s);
         sends[(*nsends)++] = s;
-        loc t = S(b, kn * esize);
-        GOAL_Vertex rv = vrecv(b, t, kn * esize, peer, 310 + k);
-        GOAL_Vertex red = vred(b, t, at(acc, ko * esize), kn);
-        dep(b, last, red);
-        dep(b, rv, red);
-        last = red;
+        last = vrecv_fold(b, kn, esize, peer, 310 + k, at(acc, ko * esize), last);
         lo = klo;
         hi = khi;
     }
@@ -635,12 +638,7 @@ static void build_allreduce_ring(bld *b, loc src, loc dst, size_t count, size_t 
         GOAL_Vertex s = vsend(b, at(dst, so * esize), sc * esize, right, 200 + k);
         dep(b, prev_red, s);
         sent[sidx] = s;
-        loc t = S(b, rc * esize);
-        GOAL_Vertex rv = vrecv(b, t, rc * esize, left, 200 + k);
-        GOAL_Vertex red = vred(b, t, at(dst, ro * esize), rc);
-        dep(b, rv, red);
-        dep(b, last, red);
-        prev_red = red;
+        prev_red = vrecv_fold(b, rc, esize, left, 200 + k, at(dst, ro * esize), last);
     }
     /* now chunk (r + 1) % p is complete here */
     build_ring_allgather_chunks(b, dst, count, esize, (r + 1) % p, prev_red, 400, sent);
