@@ -304,6 +304,26 @@ static inline size_t chan_of(const sim_engine *E, uint32_t from, uint32_t to)
     return (size_t)node_of(E, from) * E->cl->nnodes + node_of(E, to);
 }
 
+/* Doubles a full power-of-two ring of `esz`-byte entries (first capacity `first`): returns the new
+ * array with the n entries unwrapped to its front (head 0, *cap doubled, the old array freed), or
+ * NULL if out of memory (the ring unchanged). */
+static void *ring_grow(void *ring, size_t esz, uint32_t *head, uint32_t n, uint32_t *cap, uint32_t first)
+{
+    uint32_t ncap = *cap ? *cap * 2 : first;
+    unsigned char *ne = malloc((size_t)ncap * esz);
+    if (!ne)
+        return NULL;
+    if (n) { /* at most two runs: head .. end of the old array, then its start */
+        uint32_t run = *cap - *head < n ? *cap - *head : n;
+        memcpy(ne, (unsigned char *)ring + (size_t)*head * esz, (size_t)run * esz);
+        memcpy(ne + (size_t)run * esz, ring, (size_t)(n - run) * esz);
+    }
+    free(ring);
+    *head = 0;
+    *cap = ncap;
+    return ne;
+}
+
 static void send_pkt(sim_engine *E, uint32_t from, uint32_t to, const sim_pkt *p, uint64_t t)
 {
     sim_cl *C = E->cl;
@@ -321,18 +341,12 @@ static void send_pkt(sim_engine *E, uint32_t from, uint32_t to, const sim_pkt *p
         return;
     }
     if (ch->n == ch->cap) {
-        uint32_t ncap = ch->cap ? ch->cap * 2 : 64;
-        sim_chent *ne = malloc((size_t)ncap * sizeof *ne);
+        sim_chent *ne = ring_grow(ch->e, sizeof *ne, &ch->head, ch->n, &ch->cap, 64);
         if (!ne) {
             sim_fail(E, "out of memory for packets in flight");
             return;
         }
-        for (uint32_t i = 0; i < ch->n; i++)
-            ne[i] = ch->e[(ch->head + i) & (ch->cap - 1)];
-        free(ch->e);
         ch->e = ne;
-        ch->head = 0;
-        ch->cap = ncap;
     }
     ch->e[(ch->head + ch->n) & (ch->cap - 1)] =
         (sim_chent){arr, seq, p->src, p->msg, p->value, to | (uint32_t)p->kind << 28 | (uint32_t)p->last << 31};
@@ -346,18 +360,12 @@ static void land(sim_engine *E, uint32_t to, const sim_pkt *p)
     sim_cl *C = E->cl;
     sim_rank *R = &C->rk[to];
     if (R->mb_n == R->mb_cap) {
-        uint32_t ncap = R->mb_cap ? R->mb_cap * 2 : 16;
-        sim_pkt *nb = malloc((size_t)ncap * sizeof *nb);
+        sim_pkt *nb = ring_grow(R->mb, sizeof *nb, &R->mb_head, R->mb_n, &R->mb_cap, 16);
         if (!nb) {
-            sim_fail(E, "out of memory for a mailbox of %u packets", ncap);
+            sim_fail(E, "out of memory for a mailbox of %u packets", R->mb_cap ? R->mb_cap * 2 : 16);
             return;
         }
-        for (uint32_t i = 0; i < R->mb_n; i++)
-            nb[i] = R->mb[(R->mb_head + i) & (R->mb_cap - 1)];
-        free(R->mb);
         R->mb = nb;
-        R->mb_head = 0;
-        R->mb_cap = ncap;
     }
     R->mb[(R->mb_head + R->mb_n++) & (R->mb_cap - 1)] = *p;
     if (p->kind != PK_SHM) {
