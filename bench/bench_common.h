@@ -148,6 +148,23 @@ static inline char *bench_alloc(size_t size, int fill)
     return p;
 }
 
+/* The start of every point-to-point benchmark: MPI_Init, options, send and receive buffers for the
+ * largest size. Returns -1 to go on, else the exit code (MPI already finalized: --help or an error). */
+static inline int bench_begin(bench_opts *o, int *argc, char ***argv, long default_iters,
+                              size_t default_max, char **sbuf, char **rbuf)
+{
+    MPI_Init(argc, argv);
+    int rc = bench_parse(o, *argc, *argv, default_iters, default_max);
+    if (rc != 0) {
+        MPI_Finalize();
+        return rc < 0 ? 1 : 0;
+    }
+    size_t maxs = bench_max_size(o);
+    *sbuf = bench_alloc(maxs, 'a');
+    *rbuf = bench_alloc(maxs, 'b');
+    return -1;
+}
+
 /* Iteration scaling: the small-size count up to 8 KiB, then inversely proportional to the bytes each
  * iteration moves, so each size costs roughly the same time. The floor keeps a median meaningful. */
 static inline long bench_scale_iters(long iters, size_t bytes_per_iter, size_t knee, long floor)
@@ -223,16 +240,11 @@ enum bench_window_metric { BENCH_BW, BENCH_BIBW, BENCH_MSGRATE };
 static inline int bench_window_main(int argc, char **argv, const char *name, enum bench_window_metric m,
                                     size_t max_default_size, const char *what)
 {
-    MPI_Init(&argc, &argv);
     bench_opts o = {.name = name, .window = 64};
-    int rc = bench_parse(&o, argc, argv, 1000, max_default_size);
-    if (rc != 0) {
-        MPI_Finalize();
-        return rc < 0 ? 1 : 0;
-    }
-    size_t maxs = bench_max_size(&o);
-    char *sbuf = bench_alloc(maxs, 'a');
-    char *rbuf = bench_alloc(maxs, 'b');
+    char *sbuf, *rbuf;
+    int rc = bench_begin(&o, &argc, &argv, 1000, max_default_size, &sbuf, &rbuf);
+    if (rc >= 0)
+        return rc;
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)o.window);
     MPI_Status *stats = malloc(sizeof(MPI_Status) * 2 * (size_t)o.window);
     if (!reqs || !stats)

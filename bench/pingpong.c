@@ -4,17 +4,12 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     bench_opts o = {.name = "pingpong"};
+    char *sbuf, *rbuf;
     /* 10000 round trips up to 8 KiB, as osu_latency does; fewer for large sizes (see below). */
-    int rc = bench_parse(&o, argc, argv, 10000, (size_t)16 << 20);
-    if (rc != 0) {
-        MPI_Finalize();
-        return rc < 0 ? 1 : 0;
-    }
-    size_t maxs = bench_max_size(&o);
-    char *sbuf = bench_alloc(maxs, 'a');
-    char *rbuf = bench_alloc(maxs, 'b');
+    int rc = bench_begin(&o, &argc, &argv, 10000, (size_t)16 << 20, &sbuf, &rbuf);
+    if (rc >= 0)
+        return rc;
     if (o.rank == 0) {
         printf("# %s: half round-trip of blocking MPI_Send/MPI_Recv, %d ranks (ranks > 1 idle)\n", o.name,
                o.nranks);
