@@ -326,6 +326,13 @@ static int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r
     return rc == MPI_SUCCESS ? rc : mpi_error(comm, rc, fn, "collective failed");
 }
 
+/* The result of a blocking collective that ran without a request (coll_barrier, coll_allreduce). */
+static int mc_blocking_result(const char *fn, MPI_Comm comm, int grc)
+{
+    return grc == GOAL_SUCCESS ? MPI_SUCCESS
+                               : mpi_error(comm, mpi_err_of_goal(grc), fn, "collective failed");
+}
+
 #define CK(expr)                                                                                   \
     do {                                                                                           \
         if ((rc = (expr)) != MPI_SUCCESS)                                                          \
@@ -352,9 +359,7 @@ static int do_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
     int rc;
     CK(check_start(fn, comm, ROOT_NONE, req));
     if (!req) { /* blocking: coll_barrier may take a path without a schedule (coll.c) */
-        int grc = coll_barrier(&comm->coll);
-        return grc == GOAL_SUCCESS ? MPI_SUCCESS
-                                   : mpi_error(comm, mpi_err_of_goal(grc), fn, "collective failed");
+        return mc_blocking_result(fn, comm, coll_barrier(&comm->coll));
     }
     p2p_req *r = NULL;
     int grc = coll_ibarrier(&comm->coll, &r);
@@ -455,9 +460,7 @@ static int do_allred(const char *fn, int kind, const void *sb, void *rb, int cou
         if (kind == RK_ALLREDUCE && !req) { /* coll_allreduce may skip the schedule (coll.c) */
             grc = coll_allreduce(s, d, n, es, &cop, &comm->coll);
             mc_unpack_free(x, grc == GOAL_SUCCESS);
-            return grc == GOAL_SUCCESS
-                       ? MPI_SUCCESS
-                       : mpi_error(comm, mpi_err_of_goal(grc), fn, "collective failed");
+            return mc_blocking_result(fn, comm, grc);
         }
         switch (kind) {
         case RK_ALLREDUCE: grc = coll_iallreduce(s, d, n, es, &cop, &comm->coll, &r); break;
