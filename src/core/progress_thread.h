@@ -7,8 +7,8 @@
 
 /* 1 while the thread runs: MPI entry points then take credo_pt_lock (recursive). Written only by
  * the application thread in MPI_Init/MPI_Finalize, so a plain int suffices. */
-extern int credo_pt_active;
-extern pthread_mutex_t credo_pt_lock;
+extern int credo_pt_active __attribute__((visibility("hidden")));
+extern pthread_mutex_t credo_pt_lock __attribute__((visibility("hidden")));
 
 /* Starts the thread if CREDO_PROGRESS_THREAD=1 (after credo_init); 0 or -1. */
 int credo_progress_thread_start(void);

@@ -115,17 +115,6 @@ int mpi_not_ready(const char *fn)
     exit(1);
 }
 
-int mpi_err_of_p2p(int p2p_err)
-{
-    switch (p2p_err) {
-    case P2P_OK: return MPI_SUCCESS;
-    case P2P_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
-    case P2P_ERR_NOMEM: return MPI_ERR_NO_MEM;
-    case P2P_ERR_ARG: return MPI_ERR_ARG;
-    default: return MPI_ERR_INTERN;
-    }
-}
-
 static int errh_ok(MPI_Errhandler h)
 {
     return h != NULL && h->magic == ERRH_MAGIC;

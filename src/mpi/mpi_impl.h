@@ -61,7 +61,8 @@ typedef struct credo_mpi_state {
     int job_size;         /* credo_rt.size, cached */
 } credo_mpi_state;
 
-extern credo_mpi_state credo_mpi;
+/* Hidden for the same reason as p2p's engine: direct addressing on every MPI entry. */
+extern credo_mpi_state credo_mpi __attribute__((visibility("hidden")));
 
 #define MPI_READY() likely(credo_mpi.state == MPI_STATE_READY)
 
@@ -168,7 +169,17 @@ int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 int mpi_not_ready(const char *fn) __attribute__((cold));
 /* Cold-path checks shared by the point-to-point and collective bindings: 0 or the raised code. */
 int mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype dt);
-int mpi_err_of_p2p(int p2p_err);
+/* Inline: MPI_Recv fills status->MPI_ERROR with it on every call, success included. */
+static inline int mpi_err_of_p2p(int p2p_err)
+{
+    switch (p2p_err) {
+    case P2P_OK: return MPI_SUCCESS;
+    case P2P_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+    case P2P_ERR_NOMEM: return MPI_ERR_NO_MEM;
+    case P2P_ERR_ARG: return MPI_ERR_ARG;
+    default: return MPI_ERR_INTERN;
+    }
+}
 
 /* ---- datatypes (datatype.c) ---- */
 

@@ -471,7 +471,9 @@ static inline int write_one_slot(const void *buf, size_t len, int dest, int tag,
     if (P.fc_credits)
         mh.piggy = (uint16_t)P.fc->piggyback_take(P.fcs, (uint32_t)dest);
     memcpy(slot + sizeof(mbox_slot_hdr), &mh, sizeof mh);
-    if (len)
+    if (len <= 64)
+        mbox_copy_small(slot + FIRST_OFF, buf, len);
+    else
         memcpy(slot + FIRST_OFF, buf, len);
     mbox_fill_hdr(mb, idx, (uint16_t)P.rank, MBOX_PKT_EAGER, 1);
     mbox_publish(mb, idx);
@@ -1372,7 +1374,9 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
             if (mh.ctx != ctx || (tag != P2P_ANY_TAG && mh.tag != tag) || mh.len > bytes ||
                 mh.len > mbox_chunk_bytes(mb, FIRST_OFF, ns))
                 return 0;
-            if (mh.len)
+            if (ns == 1 && mh.len <= 64)
+                mbox_copy_small(buf, slot + FIRST_OFF, mh.len);
+            else
                 mbox_get_bytes(mb, idx, FIRST_OFF, buf, mh.len);
             P.in_poll = 1;
             if (mh.piggy && P.fc_credits)

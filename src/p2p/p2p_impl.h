@@ -142,6 +142,8 @@ typedef struct p2p_engine {
     credo_fc_stats st;
 } p2p_engine;
 
-extern p2p_engine P;
+/* Hidden: the engine is private to libcredo, so the hot paths address it directly instead of loading
+ * its address from the GOT first (an exported variable could be interposed or copy-relocated). */
+extern p2p_engine P __attribute__((visibility("hidden")));
 
 #endif

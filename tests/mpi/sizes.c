@@ -2,12 +2,14 @@
  * byte by byte: blocking, non-blocking, both directions, pre-posted and unexpected, and in order. */
 #include "testutil.h"
 
-/* Around 8-byte words, the ~40/56/64-byte slot payloads, 2/4/8/16 KiB eager limits, and large
- * rendezvous transfers up to 16 MiB + 3 (odd sizes catch chunking and alignment slips). */
-static const size_t sizes[] = {0,    1,    7,    8,    39,   40,    41,    55,    56,    57,
-                               63,   64,   65,   1000, 2047, 2048,  2049,  4095,  4096,  4097,
-                               8191, 8192, 8193, 16383, 16384, 16385, 65536, 1 << 20, 4 << 20,
-                               (16 << 20) + 3};
+/* Every branch of the small-copy helper (1-3, 4-7, 8-15, 16-31, 32-64 bytes), around the
+ * ~40/56/64-byte slot payloads, 2/4/8/16 KiB eager limits, and large rendezvous transfers up to
+ * 16 MiB + 3 (odd sizes catch chunking and alignment slips). */
+static const size_t sizes[] = {0,    1,    2,    3,     4,     7,     8,       12,      15,
+                               16,   24,   31,   32,    39,    40,    41,      55,      56,
+                               57,   63,   64,   65,    1000,  2047,  2048,    2049,    4095,
+                               4096, 4097, 8191, 8192,  8193,  16383, 16384,   16385,   65536,
+                               1 << 20,    4 << 20,     (16 << 20) + 3};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define SLACK 64 /* receives offer this many bytes more than the message; they must stay intact */
 
