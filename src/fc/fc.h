@@ -79,8 +79,10 @@ typedef struct fc_ops {
      * slot right after on_ctrl returns (on_ctrl itself does not count the slot). */
     void (*on_ctrl)(fc_state *st, uint32_t from, uint8_t kind, uint32_t value, int piggyback);
     /* Receiver side: `npkts` data packets from `src` were retrieved *and released* (their data no
-     * longer needs to be held on the sender's quota). May queue control packets. */
-    void (*on_retrieved)(fc_state *st, uint32_t src, uint32_t npkts);
+     * longer needs to be held on the sender's quota). May queue control packets. Returns nonzero
+     * when control packets wait for next_ctrl (queued by this call or earlier), so a transport
+     * can skip the drain, an indirect call per message, in the common case that nothing waits. */
+    int (*on_retrieved)(fc_state *st, uint32_t src, uint32_t npkts);
 
     /* Pops the next control packet to send; returns 1 if *out was filled, 0 if none. Packets that
      * need a credit (REQUEST/RESPONSE) are only emitted once the scheme has taken that credit. */

@@ -533,11 +533,11 @@ static void dyn_on_ctrl(fc_state *st, uint32_t from, uint8_t kind, uint32_t valu
     }
 }
 
-static void dyn_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
+static int dyn_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
 {
     if (src >= st->nranks || src == st->self) {
         st->counters.protocol_errors++;
-        return;
+        return st->ctrlq_count != 0;
     }
     dyn_peer *p = &st->peer[src];
     if (npkts > p->current) { /* more packets than credits granted: a peer bug, not ours */
@@ -557,6 +557,7 @@ static void dyn_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
     }
     serve_deferred(st);
     DYN_ASSERT_I1(st, src);
+    return st->ctrlq_count != 0;
 }
 
 /* Activity only (fc.h): packets of src are held unexpected, so src is not idle even though nothing

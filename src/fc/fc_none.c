@@ -38,9 +38,10 @@ static void none_on_ctrl(fc_state *st, uint32_t from, uint8_t kind, uint32_t val
         st->counters.protocol_errors++;
 }
 
-static void none_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
+static int none_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
 {
     st->counters.retrieved_packets += npkts;
+    return 0;
 }
 
 static int none_next_ctrl(fc_state *st, fc_ctrl *out) { return 0; }

@@ -102,11 +102,11 @@ static void static_on_ctrl(fc_state *st, uint32_t from, uint8_t kind, uint32_t v
     st->credit[from] = (uint32_t)c;
 }
 
-static void static_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
+static int static_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
 {
     if (src >= st->nranks) {
         st->counters.protocol_errors++;
-        return;
+        return st->pend_count != 0;
     }
     st->counters.retrieved_packets += npkts;
     uint32_t r = st->retrieved[src] + npkts;
@@ -116,6 +116,7 @@ static void static_on_retrieved(fc_state *st, uint32_t src, uint32_t npkts)
         st->pend_ring[(st->pend_head + st->pend_count) % st->nranks] = src;
         st->pend_count++;
     }
+    return st->pend_count != 0;
 }
 
 /* A queued peer is sent a packet only if its count is still >= T when drained: a piggyback may

@@ -260,8 +260,8 @@ static inline void fc_drain_soon(void)
 static inline void fc_release(int src, uint32_t n)
 {
     if (P.fc_credits) {
-        P.fc->on_retrieved(P.fcs, (uint32_t)src, n);
-        fc_drain_soon();
+        if (P.fc->on_retrieved(P.fcs, (uint32_t)src, n))
+            fc_drain_soon();
     }
 }
 
