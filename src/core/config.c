@@ -19,7 +19,9 @@ const config_var credo_config_vars[] = {
     {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize"},
     {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "3072", "largest message sent eagerly through the mailbox, bytes"},
     {"CREDO_CMA", CONFIG_BOOL, "1",
-     "pull rendezvous data with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
+     "pull rendezvous data of CREDO_CMA_MIN bytes or more with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
+    {"CREDO_CMA_MIN", CONFIG_SIZE, "1048576",
+     "smallest rendezvous message pulled with CMA; smaller ones use the pipelined shm copy (0 = CMA for all)"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
      "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)"},
@@ -161,6 +163,8 @@ int config_load(char *err, size_t errlen)
             c.eager_limit = num;
         } else if (strcmp(v->name, "CREDO_CMA") == 0) {
             c.cma = (int)num;
+        } else if (strcmp(v->name, "CREDO_CMA_MIN") == 0) {
+            c.cma_min = num;
         } else if (strcmp(v->name, "CREDO_COPY_CHUNK") == 0) {
             if (num < 4096 || num > (64u << 20)) {
                 snprintf(err, errlen, "CREDO_COPY_CHUNK=%s: expected 4k..64m", text);

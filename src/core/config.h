@@ -24,6 +24,7 @@ typedef struct credo_config {
     int fc_report;             /* CREDO_FC_REPORT */
     size_t eager_limit;        /* CREDO_EAGER_LIMIT: largest eager message, bytes */
     int cma;                   /* CREDO_CMA: 1 = use process_vm_readv when the kernel allows */
+    size_t cma_min;            /* CREDO_CMA_MIN: smaller rendezvous messages take the pipelined copy */
     size_t copy_chunk;         /* CREDO_COPY_CHUNK: pipelined-copy chunk when CMA is unavailable */
     uint32_t spin_polls;       /* CREDO_SPIN_POLLS: idle polls before yielding */
     uint32_t yield_us;         /* CREDO_YIELD_US: idle time spent yielding before sleeping */

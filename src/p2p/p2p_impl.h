@@ -116,6 +116,7 @@ typedef struct p2p_engine {
     size_t copy_chunk;
     unsigned char *staging; /* our own staging area (2 halves) */
     int cma_ok;
+    size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
     size_t eager_limit;
     size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */
     uint32_t spin_polls;

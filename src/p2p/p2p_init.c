@@ -71,6 +71,7 @@ int p2p_init(void)
     P.first_room = credo_cfg.slot_size - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr);
     P.copy_chunk = credo_cfg.copy_chunk;
     P.cma_ok = credo_cfg.cma;
+    P.cma_min = credo_cfg.cma_min;
     P.yield_ns = (uint64_t)credo_cfg.yield_us * 1000u;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     /* Oversubscribed ranks must give the CPU away quickly: the peer they wait for may need it. */
