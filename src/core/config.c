@@ -20,7 +20,7 @@ const config_var credo_config_vars[] = {
     {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "3072", "largest message sent eagerly through the mailbox, bytes"},
     {"CREDO_CMA", CONFIG_BOOL, "1",
      "pull rendezvous data of CREDO_CMA_MIN bytes or more with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
-    {"CREDO_CMA_MIN", CONFIG_SIZE, "1048576",
+    {"CREDO_CMA_MIN", CONFIG_SIZE, "4194304",
      "smallest rendezvous message pulled with CMA; smaller ones use the pipelined shm copy (0 = CMA for all)"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
