@@ -13,8 +13,9 @@ credo_config credo_cfg;
 const config_var credo_config_vars[] = {
     {"CREDO_FC", CONFIG_STRING, "static", "flow-control scheme: none, static or dynamic"},
     {"CREDO_SLOT_SIZE", CONFIG_INT, "64", "bytes per mailbox slot (power of two, 64..4096); 1 credit = 1 slot"},
-    {"CREDO_SLOTS_PER_PEER", CONFIG_INT, "57",
-     "receive buffer per potential sender, S (data + credit region; thesis optimum 57 for C=2)"},
+    {"CREDO_SLOTS_PER_PEER", CONFIG_INT, "0",
+     "receive buffer per potential sender, S (data + credit region); 0 = auto: the thesis' 57 for C=2, "
+     "raised at small rank counts so the mailbox has at least 2048 slots"},
     {"CREDO_CREDIT_SLOTS", CONFIG_INT, "2", "credit-region slots per peer, C"},
     {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize"},
     {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "3072", "largest message sent eagerly through the mailbox, bytes"},
@@ -144,8 +145,8 @@ int config_load(char *err, size_t errlen)
             }
             c.slot_size = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_SLOTS_PER_PEER") == 0) {
-            if (num < 2 || num > 65535) {
-                snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%s: expected 2..65535", text);
+            if (num == 1 || num > 65535) {
+                snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%s: expected 0 (auto) or 2..65535", text);
                 return -1;
             }
             c.slots_per_peer = (uint32_t)num;
@@ -208,7 +209,7 @@ int config_load(char *err, size_t errlen)
      * (1 MiB Iallreduce at np 2: 50-73 % against 39-62 %, docs/ARCHITECTURE.md). */
     if (cma_min_auto)
         c.cma_min = c.progress_thread ? 0 : (size_t)4 << 20;
-    if (c.slots_per_peer <= c.credit_slots && strcmp(c.fc, "none") != 0) {
+    if (c.slots_per_peer && c.slots_per_peer <= c.credit_slots && strcmp(c.fc, "none") != 0) {
         snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%u must exceed CREDO_CREDIT_SLOTS=%u", c.slots_per_peer,
                  c.credit_slots);
         return -1;
@@ -225,4 +226,19 @@ const char *config_value(const char *name, char *buf, size_t len)
             return buf;
         }
     return NULL;
+}
+
+uint32_t config_slots_per_peer(uint32_t nranks)
+{
+    if (credo_cfg.slots_per_peer)
+        return credo_cfg.slots_per_peer;
+    uint32_t s = 57;
+    if (nranks > 1) {
+        uint32_t fill = (CONFIG_MIN_MAILBOX_SLOTS + nranks - 2) / (nranks - 1);
+        if (fill > s)
+            s = fill;
+    }
+    if (s <= credo_cfg.credit_slots)
+        s = credo_cfg.credit_slots + 2;
+    return s;
 }

@@ -19,7 +19,7 @@ typedef struct config_var {
 typedef struct credo_config {
     char fc[16];               /* CREDO_FC: none | static | dynamic */
     uint32_t slot_size;        /* CREDO_SLOT_SIZE: bytes per mailbox slot */
-    uint32_t slots_per_peer;   /* CREDO_SLOTS_PER_PEER: S */
+    uint32_t slots_per_peer;   /* CREDO_SLOTS_PER_PEER: S, 0 = auto (config_slots_per_peer) */
     uint32_t credit_slots;     /* CREDO_CREDIT_SLOTS: C */
     int fc_report;             /* CREDO_FC_REPORT */
     size_t eager_limit;        /* CREDO_EAGER_LIMIT: largest eager message, bytes */
@@ -45,5 +45,13 @@ extern const config_var credo_config_vars[];
 int config_load(char *err, size_t errlen);
 /* Current value of variable `name` as text (after config_load, or the default before). */
 const char *config_value(const char *name, char *buf, size_t len);
+
+/* S for a job of n ranks: CREDO_SLOTS_PER_PEER if set, else the thesis' 57 (the optimum for C = 2
+ * at 64-byte slots), raised so that the whole mailbox, S x (n - 1) slots, holds at least
+ * CONFIG_MIN_MAILBOX_SLOTS. At 2 ranks 57 slots are 3.6 KiB: one 2 KiB message in flight per
+ * sender, which halved 512 B - 2 KiB streaming (docs/CONFIG.md); memory stays bounded by the larger
+ * of 128 KiB and 57 slots per peer. Always more than C. */
+#define CONFIG_MIN_MAILBOX_SLOTS 2048u
+uint32_t config_slots_per_peer(uint32_t nranks);
 
 #endif

@@ -58,7 +58,7 @@ int p2p_init(void)
                 credo_cfg.fc);
         return -1;
     }
-    fc_params fp = {(uint32_t)n, (uint32_t)P.rank, credo_cfg.slots_per_peer, credo_cfg.credit_slots};
+    fc_params fp = {(uint32_t)n, (uint32_t)P.rank, config_slots_per_peer((uint32_t)n), credo_cfg.credit_slots};
     if (P.fc->create(&fp, &P.fcs, err, sizeof err) != 0) {
         fprintf(stderr, "credo: rank %d: CREDO_FC=%s: %s\n", P.rank, credo_cfg.fc, err);
         return -1;
