@@ -212,7 +212,7 @@ static int send_slow(const char *fn, const void *buf, int count, MPI_Datatype dt
     int rc = check_send(fn, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
-    p2p_req *r;
+    p2p_req *r = NULL; /* set by mpi_isend on success; GCC -O3 cannot see that once it inlines it */
     rc = mpi_isend(buf, count, dt, dest, tag, comm, comm->ctx, mode, &r);
     if (rc != MPI_SUCCESS)
         return mpi_error(comm, rc, fn, "send to rank %d failed", dest);
