@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---- schedules ---------------------------------------------------------------------------- */
 
@@ -13,44 +14,80 @@ enum sim_op_kind { SIM_SEND = 0, SIM_RECV = 1, SIM_CALC = 2 }; /* same order as 
 enum sim_dep_kind { SIM_REQUIRES = 0, SIM_IREQUIRES = 1 };
 #define SIM_ANY (-1) /* peer (recv only) or tag (recv only): matches anything */
 
-/* One operation. Static fields come from the schedule; `pending` and `ready` are run state, so a
- * schedule is consumed by one run (sim_sched_reset re-arms it). 40 bytes: 1M-rank barriers keep
- * 40M of these in memory. The number of `irequires` successors is not stored: successor lists are
- * laid out in operation order, so it is the next operation's `succ` (or sim_sched.nsucc after the
- * last one) minus `succ` minus `nreq` (sim_op_nireq); storing it made the record 48 bytes. */
-typedef struct sim_op {
+/* Schedules are stored as rank templates. A rank's operations, with peers made relative to the
+ * rank ((peer - rank) mod nranks) and dependencies as rank-local ids, form its template; ranks with
+ * identical templates share one copy (every rank of a dissemination barrier or an alltoall has the
+ * same template, so a 1M-rank barrier keeps 40 operation records instead of 40M). What varies per
+ * operation during a run (sim_opst, 12 bytes, and 2 bits) is kept apart, in one array over all operations.
+ * Operation ids are global (rank r's are [rank_first[r], rank_first[r+1])); the static fields of
+ * operation i of host h are tops[(uint32_t)(i + rank_off[h])] (sim_top_of). 32 bytes. */
+typedef struct sim_top {
     uint64_t size;    /* bytes (send/recv) or nanoseconds (calc) */
-    uint64_t ready;   /* run state: latest finish/start time among satisfied dependencies */
-    int32_t peer;     /* destination, source or SIM_ANY; 0 for calc */
+    int32_t peer;     /* relative destination/source ((peer - rank) mod nranks), SIM_ANY, or 0 (calc) */
     int32_t tag;
-    uint32_t succ;    /* first successor in sim_sched.succ: nreq `requires` then the `irequires` */
-    uint32_t nreq;
-    uint32_t pending; /* run state: dependencies not yet satisfied */
+    uint32_t succ;    /* first successor in sim_sched.tsucc (rank-local ids): nreq `requires`, then */
+    uint32_t nreq;    /* nireq `irequires` */
+    uint32_t nireq;
     uint8_t kind, cpu, nic;
-    uint8_t done;     /* run state: 1 finished, 2 receive posted (then `ready` and `pending` hold its
-                         matching order and queue link, see sim_post_recv) */
-} sim_op;
+} sim_top;
+
+/* Run state of one operation (sim_sched_reset re-arms it: a schedule is consumed by one run).
+ * 12 bytes (`ready` as two 32-bit words, read and written through sim_st_ready/sim_st_set_ready),
+ * and `done` kept apart at 2 bits per operation (sim_sched.done): a 1M-rank barrier has 40M. */
+typedef struct sim_opst {
+    uint32_t ready[2]; /* latest finish/start time among satisfied dependencies */
+    uint32_t pending;  /* dependencies not yet satisfied */
+} sim_opst;
+enum { SIM_OP_FINISHED = 1, SIM_OP_POSTED = 2 }; /* `done`: a posted receive's `ready` and `pending`
+                                                   hold its matching order and queue link */
 
 typedef struct sim_sched {
     uint32_t nranks;
     uint32_t ncpus, nnics;   /* 1 + the largest cpu / nic number used */
     uint64_t nops;
     uint32_t *rank_first;    /* nranks+1 entries: ops of rank r are [rank_first[r], rank_first[r+1]) */
-    sim_op *ops;
-    uint32_t *succ;          /* successor op indices (global) */
-    uint64_t nsucc;
+    uint32_t *rank_off;      /* per rank: its template's first index in tops minus rank_first (mod 2^32) */
+    sim_top *tops;           /* the templates' operations */
+    uint64_t ntops;
+    uint32_t *tsucc;         /* the templates' successor lists (rank-local op ids) */
+    uint64_t ntsucc;
+    uint32_t ntmpl;          /* distinct templates */
+    uint64_t nsucc;          /* dependencies in the whole schedule */
+    sim_opst *st;            /* per op: run state */
+    uint8_t *done;           /* per op, 2 bits: 0, SIM_OP_FINISHED or SIM_OP_POSTED */
     uint32_t *line;          /* per op: source line in the GOAL file, or NULL for built schedules */
     char *name;              /* file name or pattern description, for messages */
 } sim_sched;
 
-/* Successors of ops[i]: [succ, end) with the `requires` ones first. */
-static inline uint64_t sim_op_succ_end(const sim_sched *s, uint64_t i)
+/* Static fields of operation `op` (global id) of rank `host`. */
+static inline const sim_top *sim_top_of(const sim_sched *s, uint32_t host, uint64_t op)
 {
-    return i + 1 < s->nops ? s->ops[i + 1].succ : s->nsucc;
+    return &s->tops[(uint32_t)((uint32_t)op + s->rank_off[host])];
 }
-static inline uint32_t sim_op_nireq(const sim_sched *s, uint64_t i)
+/* The absolute peer of an operation of `host` (SIM_ANY stays; calcs have 0). */
+static inline int32_t sim_top_peer(const sim_sched *s, uint32_t host, const sim_top *t)
 {
-    return (uint32_t)(sim_op_succ_end(s, i) - s->ops[i].succ - s->ops[i].nreq);
+    if (t->peer < 0 || t->kind == SIM_CALC)
+        return t->peer;
+    uint32_t p = (uint32_t)t->peer + host;
+    return (int32_t)(p >= s->nranks ? p - s->nranks : p);
+}
+static inline uint64_t sim_st_ready(const sim_opst *o)
+{
+    uint64_t r;
+    memcpy(&r, o->ready, sizeof r);
+    return r;
+}
+static inline void sim_st_set_ready(sim_opst *o, uint64_t r) { memcpy(o->ready, &r, sizeof r); }
+static inline unsigned sim_op_done(const sim_sched *s, uint64_t op)
+{
+    return s->done[op >> 2] >> ((op & 3) * 2) & 3;
+}
+static inline void sim_op_set_done(sim_sched *s, uint64_t op, unsigned v)
+{
+    uint8_t *b = &s->done[op >> 2];
+    unsigned sh = (unsigned)(op & 3) * 2;
+    *b = (uint8_t)((*b & ~(3u << sh)) | v << sh);
 }
 
 /* Builder: ranks must be added in order (begin_rank(0), ops, deps, begin_rank(1), ...). Op ids

@@ -532,7 +532,7 @@ static void unblock(sim_engine *E, uint32_t r, uint32_t from)
 void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
 {
     const sim_cluster *c = &E->cfg->cl;
-    sim_op *o = &E->s->ops[op];
+    const sim_top *o = sim_top_of(E->s, host, op);
     uint64_t *cpu = &E->nexto[(size_t)host * E->nc + o->cpu];
     sim_op_started(E, host, op, t);
     uint32_t mi = sim_msg_new(E);
@@ -542,7 +542,7 @@ void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
     m->size = o->size;
     m->op = op;
     m->src = host;
-    m->dst = (uint32_t)o->peer;
+    m->dst = (uint32_t)sim_top_peer(E->s, host, o);
     m->tag = o->tag;
     E->st.messages++;
     if (!sim_cl_is_remote(E, host, m->dst)) {

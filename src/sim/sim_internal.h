@@ -34,8 +34,13 @@ enum sim_ev_kind {
 
 /* A 4-ary heap plus a sorted FIFO lane: events pushed in non-decreasing key order (the common case:
  * initial operations, per-host chains) bypass the heap entirely. */
+typedef struct sim_evkey {
+    uint64_t time, seq;
+} sim_evkey;
+
 typedef struct sim_evq {
-    sim_event *heap;
+    sim_evkey *hk;    /* heap keys, node i at hk[i + 3] (see sim_engine.c) */
+    uint64_t *hp;     /* heap payloads: ref | hostkind << 32 */
     size_t n, cap;
     sim_event *fifo;
     size_t fhead, fcount, fcap; /* fcap is a power of two */
@@ -74,8 +79,13 @@ typedef struct sim_msg {
  * and hash agree, i.e. almost only for the bucket sought, whose head the caller reads anyway. The
  * low 32 bits of the key's hash are stored instead (20 -> 16 bytes): they give the home slot for
  * deletion and resizing (the table never exceeds 2^32 slots) and filter the comparisons. */
+#define SIM_BK_BLOCK_BITS 12
+#define SIM_BK_HOST 0x0fffffffu /* hosts < 2^28 */
+#define SIM_BK_LIVE (1u << 30)
+
 typedef struct sim_bucket {
-    uint32_t hostq;    /* host | queue << 31 (0 = posted exact receives, 1 = unexpected); SIM_NIL = empty */
+    uint32_t hostq;    /* host | SIM_BK_LIVE | queue << 31 (0 = posted exact receives, 1 = unexpected);
+                          0 = empty (so a fresh calloc'd table needs no initialising pass) */
     uint32_t hash;     /* low 32 bits of bhash(hostq, src, tag) */
     uint32_t head, tail;
 } sim_bucket;
@@ -113,6 +123,13 @@ typedef struct sim_engine {
     /* match buckets: open addressing, linear probing, backward-shift deletion */
     sim_bucket *bk;
     uint64_t bcap, bcount;
+    uint64_t nblocks;           /* host-ordered layout (bk_home): hosts are spread over nblocks
+                                   blocks of 2^SIM_BK_BLOCK_BITS slots in rank order; 0 = the
+                                   home slot is the hash alone */
+    int hashed_only;            /* CREDOSIM_HASHED_BUCKETS=1: never host blocks */
+    uint64_t blk_mul;           /* a host's block: host * blk_mul >> 32 */
+    uint32_t *nrecv;            /* per host: receive operations (sizes the layout's blocks) */
+    uint64_t nrecv_total;
     uint64_t mseq;
     uint32_t *uq_head, *uq_tail, *wr_head, *wr_tail; /* per host */
     uint64_t nunexp, nwild;     /* unexpected messages / wildcard receives queued anywhere: while
@@ -124,6 +141,7 @@ typedef struct sim_engine {
     sim_freed *fl;
     size_t nfl, capfl;
     uint64_t ops_done;
+    uint64_t prefetch_calls;    /* see prefetch_ahead */
     /* grouped deferral (nc == nn == 1 only): per host and event kind (calc, send, message) */
     uint32_t *wait_of;          /* 3 per host: index into waits, or SIM_NIL */
     sim_wait *waits;

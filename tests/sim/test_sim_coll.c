@@ -61,6 +61,7 @@ static uint64_t *roundtrip(const char *spec, uint32_t n, const sim_config *c)
         fail_msg("%s read back: %s", spec, err);
     free(text);
     assert_int_equal(a->nops, b->nops);
+    assert_int_equal(a->ntmpl, b->ntmpl); /* the same rank templates (line numbers are kept apart) */
     uint64_t *fa = run(a, c), *fb = run(b, c);
     for (uint32_t r = 0; r < n; r++) {
         if (fa[r] != fb[r])
@@ -184,6 +185,77 @@ static void test_grouped_deferral_exact(void **state)
     }
 }
 
+/* The match table's host-block layout (sim_engine.c, bk_home) only moves buckets: every run must
+ * be identical with the hash-only layout (CREDOSIM_HASHED_BUCKETS=1). The schedules are large
+ * enough for blocks (at least 16 blocks of 4096 slots: 49152 receives posted at once), balanced
+ * (barrier, alltoall) or not (gather: the root posts most receives, so the layout falls back). */
+static void test_bucket_layout_exact(void **state)
+{
+    (void)state;
+    const struct {
+        const char *spec;
+        uint32_t n;
+    } runs[] = {{"barrier", 4096}, {"alltoall:64", 256}, {"alltoall:64:2", 256}, {"gather:8", 65536},
+                {"coll:allreduce:8", 8192}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        uint64_t *f[2];
+        sim_stats st[2];
+        for (int k = 0; k < 2; k++) {
+            if (k)
+                setenv("CREDOSIM_HASHED_BUCKETS", "1", 1);
+            else
+                unsetenv("CREDOSIM_HASHED_BUCKETS");
+            sim_sched *s = NULL;
+            char err[256];
+            if (sim_pattern_build(runs[i].spec, runs[i].n, &s, err, sizeof err) != 0)
+                fail_msg("%s: %s", runs[i].spec, err);
+            sim_config c = cfg_loggops();
+            f[k] = calloc(runs[i].n, sizeof *f[k]);
+            if (sim_run(s, &c, f[k], &st[k], err, sizeof err) != 0)
+                fail_msg("%s: %s", runs[i].spec, err);
+            sim_sched_free(s);
+        }
+        unsetenv("CREDOSIM_HASHED_BUCKETS");
+        for (uint32_t r = 0; r < runs[i].n; r++)
+            if (f[0][r] != f[1][r])
+                fail_msg("%s: host %u: blocks %llu ns, hashed %llu ns", runs[i].spec, r, (unsigned long long)f[0][r],
+                         (unsigned long long)f[1][r]);
+        assert_int_equal(st[0].events, st[1].events);
+        assert_int_equal(st[0].messages, st[1].messages);
+        assert_int_equal(st[0].peak_queue, st[1].peak_queue);
+        free(f[0]);
+        free(f[1]);
+    }
+}
+
+/* Ranks with the same operations relative to their rank share one template (sim.h): a barrier or
+ * an alltoall keeps one, a binomial broadcast one per distinct subtree shape; exported as GOAL
+ * text and read back, a schedule has the same templates and the same times. */
+static void test_templates_shared(void **state)
+{
+    (void)state;
+    const struct {
+        const char *spec;
+        uint32_t n, ntmpl;
+    } want[] = {{"barrier", 1000, 1}, {"alltoall:8", 100, 1}, {"alltoall:8:3", 64, 1}, {"sendrecv:8", 50, 1},
+                {"pingpong:8", 64, 2}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sim_sched *s = NULL;
+        char err[256];
+        if (sim_pattern_build(want[i].spec, want[i].n, &s, err, sizeof err) != 0)
+            fail_msg("%s: %s", want[i].spec, err);
+        if (s->ntmpl != want[i].ntmpl)
+            fail_msg("%s at %u ranks: %u templates, expected %u", want[i].spec, want[i].n, s->ntmpl, want[i].ntmpl);
+        assert_true(s->ntops * want[i].n <= s->nops * want[i].ntmpl);
+        sim_sched_free(s);
+    }
+    /* a broadcast's ranks differ (subtree sizes), so most templates are distinct; times still match
+     * through the GOAL round trip (roundtrip() compares per-host times) */
+    sim_config c = cfg_loggops();
+    free(roundtrip("bcast:1024", 100, &c));
+    free(roundtrip("barrier", 100, &c));
+}
+
 /* Packets in flight between two nodes wait in that pair's channel with only its head queued: the
  * run must be identical to queueing every packet (CREDOSIM_NO_CHANNELS=1), with a smaller queue. */
 static void test_channels_exact(void **state)
@@ -297,6 +369,8 @@ int main(void)
         cmocka_unit_test(test_cluster_roundtrip),
         cmocka_unit_test(test_grouped_deferral_exact),
         cmocka_unit_test(test_channels_exact),
+        cmocka_unit_test(test_bucket_layout_exact),
+        cmocka_unit_test(test_templates_shared),
         cmocka_unit_test(test_hold_unexpected_completes),
         cmocka_unit_test(test_bad_specs),
     };

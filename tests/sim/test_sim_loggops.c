@@ -457,9 +457,8 @@ static void test_bulk_post_order(void **state)
     free(big);
 }
 
-/* The irequires count is derived from the next operation's successor offset (sim_op_nireq), the
- * last operation's from the schedule's total: rank 1's last operation (the last of the schedule)
- * has an irequires successor. Rank 0: c0 irequires s0 (starts when s0 starts, after s0's CPU
+/* Successor counts of the rank templates (sim_top nreq / nireq): rank 1's last operation (the last
+ * of the schedule) has an irequires successor. Rank 0: c0 irequires s0 (starts when s0 starts, after s0's CPU
  * overhead: 1500..2500). Rank 1: c1 irequires r1 (0..500), c2 requires r1 (r1 done at
  * 1500 + 2500 + 1500 = 5500, c2 until 6200). A wrong count deadlocks or changes the times. A GOAL
  * export read back must give the same counts. */
@@ -485,12 +484,13 @@ static void test_irequires_counts(void **state)
     assert_int_equal(sim_sched_from_goal_mem(irequires_goal, sizeof irequires_goal - 1, "ireq", &s, err,
                                              sizeof err),
                      0);
-    assert_int_equal(sizeof(sim_op), 40);
+    assert_int_equal(sizeof(sim_top), 32);
+    assert_int_equal(sizeof(sim_opst), 12);
     const uint32_t nreq[5] = {0, 0, 0, 0, 1}, nireq[5] = {1, 0, 0, 0, 1};
     assert_int_equal(s->nops, 5);
     for (uint32_t i = 0; i < 5; i++) {
-        assert_int_equal(s->ops[i].nreq, nreq[i]);
-        assert_int_equal(sim_op_nireq(s, i), nireq[i]);
+        assert_int_equal(sim_top_of(s, i < 2 ? 0 : 1, i)->nreq, nreq[i]);
+        assert_int_equal(sim_top_of(s, i < 2 ? 0 : 1, i)->nireq, nireq[i]);
     }
     /* export, read back: same successor counts */
     char *text = NULL;
@@ -504,8 +504,8 @@ static void test_irequires_counts(void **state)
     free(text);
     assert_int_equal(t->nops, 5);
     for (uint32_t i = 0; i < 5; i++) {
-        assert_int_equal(t->ops[i].nreq, nreq[i]);
-        assert_int_equal(sim_op_nireq(t, i), nireq[i]);
+        assert_int_equal(sim_top_of(t, i < 2 ? 0 : 1, i)->nreq, nreq[i]);
+        assert_int_equal(sim_top_of(t, i < 2 ? 0 : 1, i)->nireq, nireq[i]);
     }
     sim_sched_free(t);
     sim_config cfg = cfg_default();
