@@ -435,11 +435,12 @@ static sim_sched *same_key_pairs(uint32_t n)
     return finish(b);
 }
 
-/* The receives posted by the initial operations are bucketed in one sorted pass after they ran
+/* The receives posted by the initial operations are bucketed in one pass after they ran
  * (sim_engine.c, bulk_post) once the match table is large; receives with the same key must still
  * match in posting order. A matches the first receive at 4000 (CPU until 5500, calc until 15500),
  * B (sent at 4500, arrives 8500) waits for the CPU: 15500 + 1500 + 1 = 17001; the wrong order
- * would give 20000. 120000 ranks post 120000 receives: the sorted path; 2 ranks: the plain one. */
+ * would give 20000. 120000 ranks post 120000 receives: the host-block layout inserts them in
+ * schedule order, and with CREDOSIM_HASHED_BUCKETS=1 the sorted path does; 2 ranks: the plain one. */
 static void test_bulk_post_order(void **state)
 {
     (void)state;
@@ -448,13 +449,18 @@ static void test_bulk_post_order(void **state)
     assert_int_equal(small[0], 6000);
     assert_int_equal(small[1], 17001);
     const uint32_t n = 120000;
-    uint64_t *big = run(same_key_pairs(n), &cfg);
-    for (uint32_t r = 0; r < n; r++)
-        if (big[r] != small[r % 2])
-            fail_msg("rank %u finishes at %llu, expected %llu", r, (unsigned long long)big[r],
-                     (unsigned long long)small[r % 2]);
+    for (int hashed = 0; hashed <= 1; hashed++) {
+        if (hashed)
+            setenv("CREDOSIM_HASHED_BUCKETS", "1", 1);
+        uint64_t *big = run(same_key_pairs(n), &cfg);
+        unsetenv("CREDOSIM_HASHED_BUCKETS");
+        for (uint32_t r = 0; r < n; r++)
+            if (big[r] != small[r % 2])
+                fail_msg("%s layout: rank %u finishes at %llu, expected %llu", hashed ? "hashed" : "host-block",
+                         r, (unsigned long long)big[r], (unsigned long long)small[r % 2]);
+        free(big);
+    }
     free(small);
-    free(big);
 }
 
 /* Successor counts of the rank templates (sim_top nreq / nireq): rank 1's last operation (the last
