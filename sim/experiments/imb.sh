@@ -13,6 +13,7 @@ SIMARGS=${SIMARGS:-}   # extra credosim options for every run, e.g. --hold-unexp
 # queued at a node's NIC (docs/SIMULATOR.md, cluster model). The dynamic barrier pays the initial
 # thresholds in its first 3 iterations, so ITERS=20 is closer to IMB's averages than the default.
 case $N in 1024) TOPO=mesh:4x4x4;; 256) TOPO=mesh:4x4x1;; *) TOPO=flat;; esac
+# Rooted kernels use root 0; bcast_rr, reduce_rr, gather_rr and scatter_rr move it round robin.
 KERNELS=${KERNELS:-"pingpong sendrecv exchange alltoall allgather allreduce bcast reduce gather scatter barrier"}
 SLOTS=${SLOTS:-"8 16 32 64"}
 FCS=${FCS:-"static dynamic"}

@@ -1,5 +1,6 @@
 /* src/sim/sim_pattern.c — schedules generated in process for credosim: barrier, alltoall,
- * multi-pingpong, IMB-like collectives and the thesis' phased alltoall, at any rank count. */
+ * multi-pingpong, IMB-like collectives (rooted ones at root 0 or, *_rr, round robin as IMB moves
+ * the root) and the thesis' phased alltoall, at any rank count. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,16 @@ static void emit_alltoall(pgen *g, uint32_t n, uint64_t bytes)
     }
 }
 
-static void emit(pgen *g, enum pat p, uint64_t bytes)
+static void emit(pgen *g, enum pat p, uint64_t bytes, int rotate)
 {
     uint32_t n = g->n, r = g->r;
+    /* IMB's rooted benchmarks move the root round robin (root = iteration mod n): the tree is the
+     * one rooted at 0 over virtual ranks v = (r - root) mod n, peers mapped back by + root. */
+    uint32_t root = rotate ? (uint32_t)g->tag % n : 0;
+#define VR(x) ((uint32_t)(((uint64_t)(x) + n - root) % n))
+#define PR(x) ((uint32_t)(((uint64_t)(x) + root) % n))
+    if (rotate)
+        r = VR(r);
     switch (p) {
     case P_BARRIER:
         emit_barrier_round(g, n);
@@ -127,17 +135,17 @@ static void emit(pgen *g, enum pat p, uint64_t bytes)
         pg_recv(g, (r + 1) % n, bytes);
         break;
     case P_BCAST: {
-        int64_t v = r ? pg_recv(g, lowbit_parent(r), bytes) : -1;
+        int64_t v = r ? pg_recv(g, PR(lowbit_parent(r)), bytes) : -1;
         for (uint64_t k = 1; k < n; k <<= 1)
             if (k > r && r + k < n)
-                pg_dep(g, pg_send(g, r + (uint32_t)k, bytes), v);
+                pg_dep(g, pg_send(g, PR(r + (uint32_t)k), bytes), v);
         break;
     }
     case P_SCATTER: {
-        int64_t v = r ? pg_recv(g, lowbit_parent(r), bytes * subtree(r, n)) : -1;
+        int64_t v = r ? pg_recv(g, PR(lowbit_parent(r)), bytes * subtree(r, n)) : -1;
         for (uint64_t k = 1; k < n; k <<= 1)
             if (k > r && r + k < n)
-                pg_dep(g, pg_send(g, r + (uint32_t)k, bytes * subtree(r + (uint32_t)k, n)), v);
+                pg_dep(g, pg_send(g, PR(r + (uint32_t)k), bytes * subtree(r + (uint32_t)k, n)), v);
         break;
     }
     case P_REDUCE:
@@ -146,12 +154,12 @@ static void emit(pgen *g, enum pat p, uint64_t bytes)
         for (uint64_t k = 1; k < n; k <<= 1)
             if (k > r && r + k < n) {
                 uint64_t sz = p == P_GATHER ? bytes * subtree(r + (uint32_t)k, n) : bytes;
-                last = pg_recv(g, r + (uint32_t)k, sz);
+                last = pg_recv(g, PR(r + (uint32_t)k), sz);
                 if (first < 0)
                     first = last;
             }
         if (r) {
-            int64_t s = pg_send(g, lowbit_parent(r), p == P_GATHER ? bytes * subtree(r, n) : bytes);
+            int64_t s = pg_send(g, PR(lowbit_parent(r)), p == P_GATHER ? bytes * subtree(r, n) : bytes);
             for (int64_t i = first; first >= 0 && i <= last; i++)
                 pg_dep(g, s, i);
         }
@@ -208,6 +216,8 @@ static void emit(pgen *g, enum pat p, uint64_t bytes)
         break;
     }
 }
+#undef VR
+#undef PR
 
 static const struct {
     const char *name;
@@ -219,6 +229,8 @@ static const struct {
     {"reduce", P_REDUCE, 1},       {"allreduce", P_ALLREDUCE, 1}, {"allgather", P_ALLGATHER, 1},
     {"gather", P_GATHER, 1},       {"scatter", P_SCATTER, 1},     {"phased", P_PHASED, 1},
     {"farpingpong", P_FARPINGPONG, 1},
+    {"bcast_rr", P_BCAST, 1},      {"reduce_rr", P_REDUCE, 1},    {"gather_rr", P_GATHER, 1},
+    {"scatter_rr", P_SCATTER, 1},
 };
 
 int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen)
@@ -240,7 +252,8 @@ int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *
     if (idx < 0) {
         snprintf(err, errlen,
                  "--pattern %s: unknown pattern '%s' (expected barrier, alltoall, pingpong, sendrecv, exchange, "
-                 "bcast, reduce, allreduce, allgather, gather, scatter, phased, farpingpong or coll:NAME)", spec, name);
+                 "bcast, reduce, allreduce, allgather, gather, scatter, bcast_rr, reduce_rr, gather_rr, scatter_rr, "
+                 "phased, farpingpong or coll:NAME)", spec, name);
         return -1;
     }
     unsigned long long bytes = 0, iters = 1;
@@ -306,7 +319,7 @@ int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *
         } else {
             for (unsigned long long it = 0; it < iters; it++) {
                 pg_begin(&g);
-                emit(&g, p, bytes);
+                emit(&g, p, bytes, strstr(pats[idx].name, "_rr") != NULL);
                 if (iters > 1) /* a single iteration needs no join: keeps 1M-rank barriers lean */
                     pg_end(&g);
             }

@@ -360,6 +360,60 @@ static void test_bad_specs(void **state)
     assert_null(s);
 }
 
+/* IMB-style rotating roots (*_rr): iteration i is the root-0 tree over virtual ranks
+ * (r - i) mod n. A single iteration equals the root-0 pattern; in the second iteration of a
+ * 4-rank bcast_rr rank 1 is the root (sends to 2 and 3, receives nothing) and rank 0, virtual
+ * rank 3, receives from rank 2. */
+static void test_rooted_round_robin(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"bcast", "reduce", "gather", "scatter"};
+    sim_config c = cfg_loggops();
+    char err[256];
+    for (int k = 0; k < 4; k++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%s:256:1", names[k]);
+        snprintf(b, sizeof b, "%s_rr:256:1", names[k]);
+        sim_sched *sa = NULL, *sb = NULL;
+        if (sim_pattern_build(a, 13, &sa, err, sizeof err) != 0 || sim_pattern_build(b, 13, &sb, err, sizeof err) != 0)
+            fail_msg("%s / %s: %s", a, b, err);
+        uint64_t *fa = run(sa, &c), *fb = run(sb, &c);
+        for (uint32_t r = 0; r < 13; r++)
+            if (fa[r] != fb[r])
+                fail_msg("%s host %u: %llu ns, %s %llu ns", a, r, (unsigned long long)fa[r], b, (unsigned long long)fb[r]);
+        free(fa);
+        free(fb);
+        sim_sched_free(sa);
+        sim_sched_free(sb);
+    }
+    sim_sched *s = NULL;
+    if (sim_pattern_build("bcast_rr:8:2", 4, &s, err, sizeof err) != 0)
+        fail_msg("bcast_rr:8:2: %s", err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(sim_sched_write_goal(f, s), 0);
+    fclose(f);
+    const char *r0 = strstr(text, "rank 0 {"), *r1 = strstr(text, "rank 1 {"), *r2 = strstr(text, "rank 2 {");
+    assert_non_null(r0);
+    assert_non_null(r1);
+    assert_non_null(r2);
+    const char *hit = strstr(r0, "recv 8b from 2 tag 1");
+    assert_true(hit && hit < r1);
+    hit = strstr(r1, "send 8b to 2 tag 1");
+    assert_true(hit && hit < r2);
+    hit = strstr(r1, "send 8b to 3 tag 1");
+    assert_true(hit && hit < r2);
+    /* rank 1's only receive is iteration 0's */
+    hit = strstr(r1, "recv 8b from 0 tag 0");
+    assert_true(hit && hit < r2);
+    const char *again = strstr(hit + 1, "recv");
+    assert_true(again == NULL || again > r2);
+    free(text);
+    sim_sched_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_templates_shared),
         cmocka_unit_test(test_hold_unexpected_completes),
         cmocka_unit_test(test_bad_specs),
+        cmocka_unit_test(test_rooted_round_robin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
