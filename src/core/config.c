@@ -15,7 +15,7 @@ const config_var credo_config_vars[] = {
     {"CREDO_SLOT_SIZE", CONFIG_INT, "64", "bytes per mailbox slot (power of two, 64..4096); 1 credit = 1 slot"},
     {"CREDO_SLOTS_PER_PEER", CONFIG_INT, "0",
      "receive buffer per potential sender, S (data + credit region); 0 = auto: the thesis' 57 for C=2, "
-     "raised at small rank counts so the mailbox has at least 512 slots"},
+     "raised at small rank counts so the mailbox has at least 256 slots"},
     {"CREDO_CREDIT_SLOTS", CONFIG_INT, "2", "credit-region slots per peer, C"},
     {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize"},
     {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "3072", "largest message sent eagerly through the mailbox, bytes"},

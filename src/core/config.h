@@ -49,9 +49,11 @@ const char *config_value(const char *name, char *buf, size_t len);
 /* S for a job of n ranks: CREDO_SLOTS_PER_PEER if set, else the thesis' 57 (the optimum for C = 2
  * at 64-byte slots), raised so that the whole mailbox, S x (n - 1) slots, holds at least
  * CONFIG_MIN_MAILBOX_SLOTS. At 2 ranks 57 slots are 3.6 KiB: one 2 KiB message in flight per
- * sender, which halved 512 B - 2 KiB streaming (docs/CONFIG.md). 512 slots (32 KiB) still fit the
- * L1 cache with the peer's ring; 2048 made a 2-rank barrier 40 % slower. Always more than C. */
-#define CONFIG_MIN_MAILBOX_SLOTS 512u
+ * sender, which halved 512 B - 2 KiB streaming (docs/CONFIG.md). Not more than 256 slots (16 KiB):
+ * a short loop of small messages walks the whole ring, and every line it has not touched yet is a
+ * cache miss (a 2-rank barrier took 0.38-0.44 us at 512 slots, 0.25-0.36 at 57-256). Always
+ * more than C. */
+#define CONFIG_MIN_MAILBOX_SLOTS 256u
 uint32_t config_slots_per_peer(uint32_t nranks);
 
 #endif

@@ -36,6 +36,24 @@ static void mbox_set_view(mbox *mb, mbox_ctl *ctl)
     mb->slots = (unsigned char *)ctl + sizeof(mbox_ctl);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Maps every page of the control block and the ring now, in this process, instead of at the first
+ * message that reaches it: a minor fault costs about 14 us on the development VM, and a 512-slot
+ * ring (8 pages) met by a benchmark's first few hundred iterations made a 2-rank barrier 0.65-0.99
+ * us instead of 0.25. The staging area is left to fault on first use. Best effort: a kernel without
+ * MADV_POPULATE_WRITE gets the pages touched by reads (writable shared tmpfs pages then map
+ * writable). */
+static void mbox_prefault(mbox_ctl *ctl, size_t bytes)
+{
+    if (madvise(ctl, bytes, MADV_POPULATE_WRITE) == 0)
+        return;
+    for (size_t off = 0; off < bytes; off += 4096)
+        (void)*(volatile const unsigned char *)((const unsigned char *)ctl + off);
+}
+
 int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
                 int rank, char *err, size_t errlen)
 {
@@ -73,6 +91,7 @@ int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, 
     ctl->owner_pid = (int32_t)getpid();
     ctl->owner_rank = rank;
     mbox_set_view(mb, ctl);
+    mbox_prefault(ctl, staging_off);
     return 0;
 }
 
@@ -102,6 +121,10 @@ int mbox_attach(mbox *mb, const char *name, char *err, size_t errlen)
         return -1;
     }
     mbox_set_view(mb, ctl);
+    /* the writer's side faults too (each process maps a peer's ring on its own); at 256 ranks of
+     * the default S that is about 1 MiB of ring per peer, populated once at start-up */
+    if (ctl->staging_off <= (uint64_t)st.st_size)
+        mbox_prefault(ctl, (size_t)ctl->staging_off);
     return 0;
 }
 
