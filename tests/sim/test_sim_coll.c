@@ -43,6 +43,17 @@ static uint64_t *run(sim_sched *s, const sim_config *c)
     return f;
 }
 
+/* The schedule as GOAL text (malloc'd, *len bytes). */
+static char *goal_text_of(const sim_sched *s, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    assert_non_null(f);
+    assert_int_equal(sim_sched_write_goal(f, s), 0);
+    fclose(f);
+    return text;
+}
+
 /* Builds spec through src/coll, exports it as GOAL text, reads it back; both must finish every
  * host at the same time. Returns the times of the src/coll-built schedule. */
 static uint64_t *roundtrip(const char *spec, uint32_t n, const sim_config *c)
@@ -51,12 +62,8 @@ static uint64_t *roundtrip(const char *spec, uint32_t n, const sim_config *c)
     sim_sched *a = NULL, *b = NULL;
     if (sim_pattern_build(spec, n, &a, err, sizeof err) != 0)
         fail_msg("%s: %s", spec, err);
-    char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
-    assert_int_equal(sim_sched_write_goal(f, a), 0);
-    fclose(f);
+    char *text = goal_text_of(a, &len);
     if (sim_sched_from_goal_mem(text, len, spec, &b, err, sizeof err) != 0)
         fail_msg("%s read back: %s", spec, err);
     free(text);
@@ -389,12 +396,8 @@ static void test_rooted_round_robin(void **state)
     sim_sched *s = NULL;
     if (sim_pattern_build("bcast_rr:8:2", 4, &s, err, sizeof err) != 0)
         fail_msg("bcast_rr:8:2: %s", err);
-    char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
-    assert_int_equal(sim_sched_write_goal(f, s), 0);
-    fclose(f);
+    char *text = goal_text_of(s, &len);
     const char *r0 = strstr(text, "rank 0 {"), *r1 = strstr(text, "rank 1 {"), *r2 = strstr(text, "rank 2 {");
     assert_non_null(r0);
     assert_non_null(r1);
