@@ -46,16 +46,32 @@ typedef struct sim_pkt {
 } sim_pkt;
 
 /* A packet in flight on a channel, with the event key it would have in the queue: 32 bytes, kept
- * in a ring per channel so the next head is next to the last one in memory. */
+ * in a chain of chunks per channel so the next head is next to the last one in memory. */
 typedef struct sim_chent {
     uint64_t at, seq;
     uint32_t src, msg, value;
     uint32_t to_kind; /* receiving rank | kind << 28 | last << 31 (ranks < 2^28) */
 } sim_chent;
 
+/* Channels are FIFO chains of 1 KB chunks from one free list (LIFO, so a chunk is reused while it
+ * is still in cache) instead of a ring per channel. Why: per-channel rings grew to each channel's
+ * own peak and kept it, and a channel peaks when the alltoall's phase targets its node, at a
+ * different time from the others; the sum of those peaks was several times the packets ever in
+ * flight at once, and on this VM every new page costs about 3.5 ms per MB at first touch, plus the
+ * copy of each doubling (perf: about a tenth of a 512-rank dynamic alltoall). With chunks the
+ * memory follows the packets in flight at once, and an empty channel holds none. */
+enum { CH_CHUNK = 31 }; /* entries per chunk: 31 x 32 bytes + the link, 1 KB aligned to 64 so
+                          that entries 2k and 2k + 1 share a cache line */
+typedef struct sim_chunk {
+    sim_chent e[CH_CHUNK];
+    struct sim_chunk *next;
+    char pad[1024 - CH_CHUNK * sizeof(sim_chent) - sizeof(struct sim_chunk *)];
+} sim_chunk;
+
 typedef struct sim_chan {
-    sim_chent *e;
-    uint32_t head, n, cap; /* cap is 0 or a power of two */
+    sim_chunk *hc, *tc; /* head and tail chunk (NULL when empty) */
+    uint32_t hi, ti;    /* next entry to land in hc, next free entry in tc */
+    uint32_t n;
 } sim_chan;
 
 /* A message being injected packet by packet. Jobs to one destination stay in order: a job blocked
@@ -63,6 +79,9 @@ typedef struct sim_chan {
 typedef struct sim_job {
     uint32_t next;
     uint32_t msg;
+    uint32_t dst;   /* the message's destination, kept here so that injecting a packet does not
+                       touch the 72-byte message record (a cache miss per packet: perf showed a
+                       fifth of the event handlers' time on its load) until the last packet */
     uint32_t left;  /* packets still to inject */
     uint32_t total;
     uint8_t delayed;
@@ -83,9 +102,15 @@ typedef struct sim_cl {
     sim_rank *rk;
     uint32_t nnodes;
     uint64_t *nic_free;   /* per node */
+    uint32_t *node;       /* per rank: its node (rank / ppn), looked up instead of divided: a packet
+                             needed a dozen integer divisions (node, coordinates, ring steps) */
+    uint32_t (*xyz)[3];   /* per node: mesh/torus coordinates (NULL when flat) */
     uint64_t *link_free;  /* per node x 6 directions */
     uint32_t *blk_head, *blk_tail; /* per (rank, dest): blocked jobs, nranks*nranks */
     sim_chan *ch;                  /* per (source node, destination node): packets in flight */
+    sim_chunk *chfree;             /* free chunks (LIFO) */
+    sim_chunk **slabs;             /* chunks are allocated 64 at a time; freed at the end */
+    uint32_t nslabs, capslabs;
     int no_channels;               /* CREDOSIM_NO_CHANNELS=1: every packet its own event (to compare) */
     uint64_t nic_room;             /* CREDOSIM_NIC_DEPTH=n: n packets' worth of NIC time (ns), 0 = unbounded */
     uint32_t *held_from;           /* --hold-unexpected: per (receiver, sender) slots held, n*n */
@@ -98,7 +123,7 @@ typedef struct sim_cl {
     uint64_t overflows;
 } sim_cl;
 
-static inline uint32_t node_of(const sim_engine *E, uint32_t r) { return r / E->cfg->cl.ppn; }
+static inline uint32_t node_of(const sim_engine *E, uint32_t r) { return E->cl->node[r]; }
 int sim_cl_is_remote(sim_engine *E, uint32_t a, uint32_t b) { return node_of(E, a) != node_of(E, b); }
 
 static uint32_t pkt_new(sim_engine *E)
@@ -181,6 +206,18 @@ int sim_cl_init(sim_engine *E)
     if ((uint64_t)n * n > (1ull << 31))
         return sim_fail(E, "cluster model: %u ranks is too many for per-pair flow-control state (max 46340)", n);
     C->rk = calloc(n, sizeof *C->rk);
+    C->node = malloc((n ? n : 1) * sizeof *C->node);
+    if (cap)
+        C->xyz = malloc(cap * sizeof *C->xyz);
+    if (!C->node || (cap && !C->xyz))
+        return sim_fail(E, "out of memory for the cluster model of %u ranks", n);
+    for (uint32_t r = 0; r < n; r++)
+        C->node[r] = r / c->ppn;
+    for (uint64_t a = 0; a < cap; a++) {
+        C->xyz[a][0] = (uint32_t)(a % c->dims[0]);
+        C->xyz[a][1] = (uint32_t)((a / c->dims[0]) % c->dims[1]);
+        C->xyz[a][2] = (uint32_t)(a / ((uint64_t)c->dims[0] * c->dims[1]));
+    }
     C->nic_free = calloc(C->nnodes, sizeof *C->nic_free);
     C->link_free = calloc((size_t)(cap ? cap : 1) * 6, sizeof *C->link_free);
     C->blk_head = malloc((size_t)n * n * sizeof *C->blk_head);
@@ -222,12 +259,15 @@ void sim_cl_free(sim_engine *E)
         free(C->rk[r].mb);
     }
     free(C->rk);
+    free(C->node);
+    free(C->xyz);
     free(C->nic_free);
     free(C->link_free);
     free(C->blk_head);
     free(C->blk_tail);
-    for (size_t i = 0; C->ch && i < (size_t)C->nnodes * C->nnodes; i++)
-        free(C->ch[i].e);
+    for (uint32_t i = 0; i < C->nslabs; i++)
+        free(C->slabs[i]);
+    free(C->slabs);
     free(C->ch);
     free(C->held_from);
     free(C->pk);
@@ -270,26 +310,45 @@ static uint64_t route(sim_engine *E, uint32_t from, uint32_t to, uint64_t t, uin
     *nic = d + (occupancy ? occupancy : c->nic_gap_ns);
     if (!c->dims[0])
         return d + c->wire_ns + c->hop_ns;
-    uint32_t pa[3] = {a % c->dims[0], (a / c->dims[0]) % c->dims[1], a / (c->dims[0] * c->dims[1])};
-    uint32_t pb[3] = {b % c->dims[0], (b / c->dims[0]) % c->dims[1], b / (c->dims[0] * c->dims[1])};
-    uint64_t tm = d;
+    uint32_t pa[3] = {C->xyz[a][0], C->xyz[a][1], C->xyz[a][2]};
+    const uint32_t *pb = C->xyz[b];
+    uint64_t tm = d, occ = occupancy ? occupancy : c->link_pkt_ns;
+    uint32_t cur = a, stride = 1; /* cur: the node at pa, stepped by stride along dim */
     for (int dim = 0; dim < 3; dim++) {
-        while (pa[dim] != pb[dim]) {
-            uint32_t k = c->dims[dim];
+        uint32_t k = c->dims[dim];
+        if (pa[dim] != pb[dim]) {
+            /* the direction is fixed for the whole dimension: the torus's shorter way (ties go
+               up) or, on a mesh, towards pb */
             int up;
             if (c->torus) {
-                uint32_t fwd = (pb[dim] + k - pa[dim]) % k;
+                uint32_t fwd = pb[dim] >= pa[dim] ? pb[dim] - pa[dim] : pb[dim] + k - pa[dim];
                 up = fwd <= k - fwd;
             } else {
                 up = pb[dim] > pa[dim];
             }
-            uint32_t cur = pa[0] + c->dims[0] * (pa[1] + c->dims[1] * pa[2]);
-            uint64_t *lf = &C->link_free[(size_t)cur * 6 + (size_t)dim * 2 + (up ? 0 : 1)];
-            uint64_t st = tm > *lf ? tm : *lf;
-            *lf = st + (occupancy ? occupancy : c->link_pkt_ns);
-            tm = st + c->hop_ns;
-            pa[dim] = up ? (pa[dim] + 1) % k : (pa[dim] + k - 1) % k;
+            size_t dir = (size_t)dim * 2 + (up ? 0 : 1);
+            do {
+                uint64_t *lf = &C->link_free[(size_t)cur * 6 + dir];
+                uint64_t st = tm > *lf ? tm : *lf;
+                *lf = st + occ;
+                tm = st + c->hop_ns;
+                if (up) {
+                    if (++pa[dim] == k) { /* torus wrap */
+                        pa[dim] = 0;
+                        cur -= (k - 1) * stride;
+                    } else {
+                        cur += stride;
+                    }
+                } else if (pa[dim] == 0) {
+                    pa[dim] = k - 1;
+                    cur += (k - 1) * stride;
+                } else {
+                    pa[dim]--;
+                    cur -= stride;
+                }
+            } while (pa[dim] != pb[dim]);
         }
+        stride *= k;
     }
     return tm + c->wire_ns;
 }
@@ -324,13 +383,47 @@ static void *ring_grow(void *ring, size_t esz, uint32_t *head, uint32_t n, uint3
     return ne;
 }
 
+enum { CH_SLAB = 64 };
+static sim_chunk *chunk_get(sim_engine *E)
+{
+    sim_cl *C = E->cl;
+    if (!C->chfree) {
+        if (C->nslabs == C->capslabs) {
+            uint32_t cap = C->capslabs ? C->capslabs * 2 : 64;
+            sim_chunk **ns = realloc(C->slabs, (size_t)cap * sizeof *ns);
+            if (!ns)
+                return NULL;
+            C->slabs = ns;
+            C->capslabs = cap;
+        }
+        sim_chunk *sl = aligned_alloc(64, CH_SLAB * sizeof *sl);
+        if (!sl)
+            return NULL;
+        C->slabs[C->nslabs++] = sl;
+        for (uint32_t i = CH_SLAB; i-- > 0;) {
+            sl[i].next = C->chfree;
+            C->chfree = &sl[i];
+        }
+    }
+    sim_chunk *k = C->chfree;
+    C->chfree = k->next;
+    k->next = NULL;
+    return k;
+}
+
+static inline void chunk_put(sim_cl *C, sim_chunk *k)
+{
+    k->next = C->chfree;
+    C->chfree = k;
+}
+
 static void send_pkt(sim_engine *E, uint32_t from, uint32_t to, const sim_pkt *p, uint64_t t)
 {
     sim_cl *C = E->cl;
     uint64_t arr = route(E, from, to, t, 0), seq = sim_next_seq(E);
     size_t c = chan_of(E, from, to);
     sim_chan *ch = &C->ch[c];
-    if (C->no_channels || (ch->n && ch->e[(ch->head + ch->n - 1) & (ch->cap - 1)].at > arr)) {
+    if (C->no_channels || (ch->n && ch->tc->e[ch->ti - 1].at > arr)) {
         /* out of order is not expected (route() is monotone per node pair); the order stays
          * exact regardless */
         uint32_t pi = pkt_new(E);
@@ -340,15 +433,22 @@ static void send_pkt(sim_engine *E, uint32_t from, uint32_t to, const sim_pkt *p
         sim_push(E, arr, seq, pi, to, EV_PKT);
         return;
     }
-    if (ch->n == ch->cap) {
-        sim_chent *ne = ring_grow(ch->e, sizeof *ne, &ch->head, ch->n, &ch->cap, 64);
-        if (!ne) {
+    if (ch->n == 0 || ch->ti == CH_CHUNK) {
+        sim_chunk *k = chunk_get(E);
+        if (!k) {
             sim_fail(E, "out of memory for packets in flight");
             return;
         }
-        ch->e = ne;
+        if (ch->n == 0)
+            ch->hc = k;
+        else
+            ch->tc->next = k;
+        ch->tc = k;
+        ch->ti = 0;
+        if (ch->n == 0)
+            ch->hi = 0;
     }
-    ch->e[(ch->head + ch->n) & (ch->cap - 1)] =
+    ch->tc->e[ch->ti++] =
         (sim_chent){arr, seq, p->src, p->msg, p->value, to | (uint32_t)p->kind << 28 | (uint32_t)p->last << 31};
     if (ch->n++ == 0)
         sim_push(E, arr, seq, (uint32_t)c, to, EV_CHAN);
@@ -381,13 +481,26 @@ static void land(sim_engine *E, uint32_t to, const sim_pkt *p)
 /* Channel c's head landed: its successor becomes the channel's event. */
 static void chan_land(sim_engine *E, uint32_t c)
 {
-    sim_chan *ch = &E->cl->ch[c];
-    const sim_chent *e = &ch->e[ch->head];
+    sim_cl *C = E->cl;
+    sim_chan *ch = &C->ch[c];
+    const sim_chent *e = &ch->hc->e[ch->hi];
     sim_pkt p = {e->src, e->msg, e->value, (uint8_t)(e->to_kind >> 28 & 7), (uint8_t)(e->to_kind >> 31)};
     uint32_t to = e->to_kind & 0x0fffffffu;
-    ch->head = (ch->head + 1) & (ch->cap - 1);
-    if (--ch->n) {
-        const sim_chent *nx = &ch->e[ch->head];
+    if (--ch->n == 0) {
+        chunk_put(C, ch->hc);
+        ch->hc = ch->tc = NULL;
+    } else {
+        if (++ch->hi == CH_CHUNK) {
+            sim_chunk *nx = ch->hc->next;
+            chunk_put(C, ch->hc);
+            ch->hc = nx;
+            ch->hi = 0;
+        }
+        const sim_chent *nx = &ch->hc->e[ch->hi];
+        /* the entry after it is read when it lands (a likely miss: it was written when the packet
+           was routed, long before): start loading it now */
+        if (ch->hi + 1 < CH_CHUNK)
+            __builtin_prefetch(nx + 1);
         sim_push(E, nx->at, nx->seq, c, nx->to_kind & 0x0fffffffu, EV_CHAN);
     }
     land(E, to, &p);
@@ -565,6 +678,7 @@ void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t)
         return;
     sim_job *j = &E->cl->jb[ji];
     j->msg = mi;
+    j->dst = m->dst;
     j->total = j->left = m->rndv ? 1 : (uint32_t)((o->size + c->mpi_header + c->pkt_payload - 1) / c->pkt_payload);
     if (m->rndv)
         E->st.rndv_msgs++;
@@ -677,18 +791,18 @@ static void cpu_step(sim_engine *E, uint32_t r)
         }
         uint32_t ji = R->run_head;
         sim_job *j = &C->jb[ji];
-        sim_msg *m = &E->m[j->msg];
+        uint32_t dst = j->dst;
         R->run_head = j->next;
         if (R->run_head == SIM_NIL)
             R->run_tail = SIM_NIL;
-        if (C->ops->acquire(R->fc, m->dst, 1) == 0) {
+        if (C->ops->acquire(R->fc, dst, 1) == 0) {
             if (!j->delayed) {
                 j->delayed = 1;
                 E->st.delayed_msgs++;
             }
             E->st.delayed_pkts++;
             *cpu = t + c->fc_ns;
-            block_job(E, r, m->dst, ji);
+            block_job(E, r, dst, ji);
         } else {
             int first = j->left == j->total;
             j->left--;
@@ -696,11 +810,12 @@ static void cpu_step(sim_engine *E, uint32_t r)
             sim_pkt pk = {.src = r, .msg = j->msg, .kind = PK_DATA, .last = (uint8_t)last};
             /* As src/p2p: returned credits ride in the MPI header, i.e. on the first packet. */
             if (first && c->piggyback)
-                pk.value = C->ops->piggyback_take(R->fc, m->dst);
+                pk.value = C->ops->piggyback_take(R->fc, dst);
             *cpu = t + c->pio_ns + c->fc_ns;
             E->st.data_packets++;
-            send_pkt(E, r, m->dst, &pk, *cpu);
+            send_pkt(E, r, dst, &pk, *cpu);
             if (last) {
+                const sim_msg *m = &E->m[j->msg];
                 if (!m->rndv)
                     sim_op_finished(E, r, m->op, *cpu);
                 C->jb[ji].next = C->jbfree;

@@ -32,11 +32,25 @@ enum sim_ev_kind {
 #define EV_HOST(e) ((e)->hostkind & 0x0fffffffu)
 #define EV_KIND(e) ((e)->hostkind >> 28)
 
-/* A 4-ary heap plus a sorted FIFO lane: events pushed in non-decreasing key order (the common case:
- * initial operations, per-host chains) bypass the heap entirely. */
+/* Two exact layouts of one queue (see sim_engine.c, "event queue"):
+ * - LogGOPS model: a 4-ary heap plus a sorted FIFO lane: events pushed in non-decreasing key order
+ *   (the common case: initial operations, per-host chains) bypass the heap entirely.
+ * - Cluster model (radix = 1): a radix heap on the 128-bit key (time, seq). Every push there is
+ *   not below the last popped key (time never goes back, and an event at the current time either
+ *   takes a new seq or is the next packet of the channel whose head was just popped), which is all
+ *   a radix heap needs; a push below it (not expected) goes to the 4-ary heap, so the order stays
+ *   exact regardless. */
 typedef struct sim_evkey {
     uint64_t time, seq;
 } sim_evkey;
+
+#define SIM_RB_N 129 /* bucket 0: key == last; 1..64: same time, seq differs first at bit b-1;
+                        65..128: time differs first at bit b-65 */
+
+typedef struct sim_rbucket {
+    sim_event *e;
+    uint32_t n, cap;
+} sim_rbucket;
 
 typedef struct sim_evq {
     sim_evkey *hk;    /* heap keys, node i at hk[i + 3] (see sim_engine.c) */
@@ -45,13 +59,19 @@ typedef struct sim_evq {
     sim_event *fifo;
     size_t fhead, fcount, fcap; /* fcap is a power of two */
     size_t peak;
+    int radix;        /* the radix layout (set before the first push; the FIFO lane is then unused) */
+    sim_evkey last;   /* radix: the last key taken out (all queued radix keys are >= it) */
+    size_t rn;        /* radix: events in the buckets */
+    uint64_t early;   /* radix: pushes below `last` that went to the 4-ary heap (expected 0) */
+    uint64_t rmask[3]; /* radix: bit b set = bucket b not empty */
+    sim_rbucket rb[SIM_RB_N];
 } sim_evq;
 
 int sim_evq_init(sim_evq *q);
 void sim_evq_free(sim_evq *q);
 int sim_evq_push(sim_evq *q, const sim_event *e);
-int sim_evq_pop(sim_evq *q, sim_event *out); /* 0 when empty */
-static inline size_t sim_evq_size(const sim_evq *q) { return q->n + q->fcount; }
+int sim_evq_pop(sim_evq *q, sim_event *out); /* 1 popped, 0 when empty, -1 out of memory (radix) */
+static inline size_t sim_evq_size(const sim_evq *q) { return q->n + q->fcount + q->rn; }
 
 /* A message in flight, an unexpected message, or a posted receive. One pool for all three: an
  * arriving message moves to the unexpected queue without a copy. */
