@@ -12,6 +12,7 @@
 
 #include "sim/sim.h"
 #include "sim/sim_pattern.h"
+#include "sim_test.h"
 
 static sim_config cfg_loggops(void)
 {
@@ -41,23 +42,6 @@ static uint64_t *run(sim_sched *s, const sim_config *c)
     if (sim_run(s, c, f, NULL, err, sizeof err) != 0)
         fail_msg("sim_run: %s", err);
     return f;
-}
-
-/* The schedule as GOAL text (malloc'd, *len bytes). */
-static char *goal_text_of(const sim_sched *s, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    assert_non_null(f);
-    assert_int_equal(sim_sched_write_goal(f, s), 0);
-    fclose(f);
-    /* a copy the caller owns: GCC 12 at -O3 inlines this and then takes pointers into the text for
-       pointers to `buf` itself (-Wdangling-pointer, a false positive) */
-    char *text = malloc(*len + 1);
-    assert_non_null(text);
-    memcpy(text, buf, *len + 1);
-    free(buf);
-    return text;
 }
 
 /* Builds spec through src/coll, exports it as GOAL text, reads it back; both must finish every
@@ -168,24 +152,12 @@ static void test_grouped_deferral_exact(void **state)
                            "coll:allreduce:4096", "coll:gather:1024", "pingpong:8:4", "phased:512"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         uint64_t *f[2], ev[2];
+        sim_config c = cfg_loggops();
         for (int k = 0; k < 2; k++) {
-            if (k)
-                setenv("CREDOSIM_UNGROUPED", "1", 1);
-            else
-                unsetenv("CREDOSIM_UNGROUPED");
-            sim_sched *s = NULL;
-            char err[256];
-            if (sim_pattern_build(specs[i], 64, &s, err, sizeof err) != 0)
-                fail_msg("%s: %s", specs[i], err);
-            sim_config c = cfg_loggops();
             sim_stats st;
-            f[k] = calloc(64, sizeof *f[k]);
-            if (sim_run(s, &c, f[k], &st, err, sizeof err) != 0)
-                fail_msg("%s: %s", specs[i], err);
+            f[k] = run_spec_switch(specs[i], 64, &c, "CREDOSIM_UNGROUPED", k, &st);
             ev[k] = st.events;
-            sim_sched_free(s);
         }
-        unsetenv("CREDOSIM_UNGROUPED");
         for (int r = 0; r < 64; r++)
             if (f[0][r] != f[1][r])
                 fail_msg("%s: host %d: grouped %llu ns, one by one %llu ns", specs[i], r,
@@ -213,22 +185,9 @@ static void test_bucket_layout_exact(void **state)
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         uint64_t *f[2];
         sim_stats st[2];
-        for (int k = 0; k < 2; k++) {
-            if (k)
-                setenv("CREDOSIM_HASHED_BUCKETS", "1", 1);
-            else
-                unsetenv("CREDOSIM_HASHED_BUCKETS");
-            sim_sched *s = NULL;
-            char err[256];
-            if (sim_pattern_build(runs[i].spec, runs[i].n, &s, err, sizeof err) != 0)
-                fail_msg("%s: %s", runs[i].spec, err);
-            sim_config c = cfg_loggops();
-            f[k] = calloc(runs[i].n, sizeof *f[k]);
-            if (sim_run(s, &c, f[k], &st[k], err, sizeof err) != 0)
-                fail_msg("%s: %s", runs[i].spec, err);
-            sim_sched_free(s);
-        }
-        unsetenv("CREDOSIM_HASHED_BUCKETS");
+        sim_config c = cfg_loggops();
+        for (int k = 0; k < 2; k++)
+            f[k] = run_spec_switch(runs[i].spec, runs[i].n, &c, "CREDOSIM_HASHED_BUCKETS", k, &st[k]);
         for (uint32_t r = 0; r < runs[i].n; r++)
             if (f[0][r] != f[1][r])
                 fail_msg("%s: host %u: blocks %llu ns, hashed %llu ns", runs[i].spec, r, (unsigned long long)f[0][r],
@@ -280,23 +239,10 @@ static void test_channels_exact(void **state)
         for (size_t k = 0; k < 3; k++) {
             uint64_t *f[2];
             sim_stats st[2];
-            for (int nc = 0; nc < 2; nc++) {
-                if (nc)
-                    setenv("CREDOSIM_NO_CHANNELS", "1", 1);
-                else
-                    unsetenv("CREDOSIM_NO_CHANNELS");
-                sim_sched *s = NULL;
-                char err[256];
-                if (sim_pattern_build(specs[i], 64, &s, err, sizeof err) != 0)
-                    fail_msg("%s: %s", specs[i], err);
-                sim_config c = cfg_cluster(fcs[k]);
-                c.cl.dims[0] = 4, c.cl.dims[1] = 2, c.cl.dims[2] = 2; /* 16 nodes of 4 ranks */
-                f[nc] = calloc(64, sizeof *f[nc]);
-                if (sim_run(s, &c, f[nc], &st[nc], err, sizeof err) != 0)
-                    fail_msg("%s: %s", specs[i], err);
-                sim_sched_free(s);
-            }
-            unsetenv("CREDOSIM_NO_CHANNELS");
+            sim_config c = cfg_cluster(fcs[k]);
+            c.cl.dims[0] = 4, c.cl.dims[1] = 2, c.cl.dims[2] = 2; /* 16 nodes of 4 ranks */
+            for (int nc = 0; nc < 2; nc++)
+                f[nc] = run_spec_switch(specs[i], 64, &c, "CREDOSIM_NO_CHANNELS", nc, &st[nc]);
             for (int r = 0; r < 64; r++)
                 if (f[0][r] != f[1][r])
                     fail_msg("%s --fc %s: host %d: channels %llu ns, one event per packet %llu ns", specs[i], fcs[k], r,

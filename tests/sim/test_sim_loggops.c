@@ -12,6 +12,7 @@
 
 #include "sim/sim.h"
 #include "sim/sim_pattern.h"
+#include "sim_test.h"
 
 static sim_config cfg_with(uint64_t L, uint64_t o, uint64_t g, uint64_t G, uint64_t O, uint64_t S)
 {
@@ -499,12 +500,8 @@ static void test_irequires_counts(void **state)
         assert_int_equal(sim_top_of(s, i < 2 ? 0 : 1, i)->nireq, nireq[i]);
     }
     /* export, read back: same successor counts */
-    char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
-    assert_int_equal(sim_sched_write_goal(f, s), 0);
-    fclose(f);
+    char *text = goal_text_of(s, &len);
     sim_sched *t = NULL;
     assert_int_equal(sim_sched_from_goal_mem(text, len, "ireq-export", &t, err, sizeof err), 0);
     free(text);

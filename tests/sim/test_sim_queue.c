@@ -13,6 +13,7 @@
 #include "sim/sim.h"
 #include "sim/sim_internal.h"
 #include "sim/sim_pattern.h"
+#include "sim_test.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
@@ -166,33 +167,19 @@ static void test_runs_identical(void **state)
         for (size_t k = 0; k < 3; k++) {
             uint64_t *f[2];
             sim_stats st[2];
-            for (int hp = 0; hp < 2; hp++) {
-                if (hp)
-                    setenv("CREDOSIM_HEAP", "1", 1);
-                else
-                    unsetenv("CREDOSIM_HEAP");
-                sim_sched *s = NULL;
-                char err[256];
-                if (sim_pattern_build(specs[i], 64, &s, err, sizeof err) != 0)
-                    fail_msg("%s: %s", specs[i], err);
-                sim_config c;
-                memset(&c, 0, sizeof c);
-                sim_loggops_default(&c.lg);
-                sim_cluster_default(&c.cl);
-                c.cl.enabled = 1;
-                c.cl.ppn = 4;
-                c.cl.fc = fcs[k];
-                c.cl.slots_per_peer = 8;
-                c.cl.dims[0] = 4, c.cl.dims[1] = 2, c.cl.dims[2] = 2; /* 16 nodes of 4 ranks */
-                c.cl.torus = k == 1;
-                c.cl.hold_unexpected = k == 2 && i % 2;
-                f[hp] = calloc(64, sizeof *f[hp]);
-                assert_non_null(f[hp]);
-                if (sim_run(s, &c, f[hp], &st[hp], err, sizeof err) != 0)
-                    fail_msg("%s: %s", specs[i], err);
-                sim_sched_free(s);
-            }
-            unsetenv("CREDOSIM_HEAP");
+            sim_config c;
+            memset(&c, 0, sizeof c);
+            sim_loggops_default(&c.lg);
+            sim_cluster_default(&c.cl);
+            c.cl.enabled = 1;
+            c.cl.ppn = 4;
+            c.cl.fc = fcs[k];
+            c.cl.slots_per_peer = 8;
+            c.cl.dims[0] = 4, c.cl.dims[1] = 2, c.cl.dims[2] = 2; /* 16 nodes of 4 ranks */
+            c.cl.torus = k == 1;
+            c.cl.hold_unexpected = k == 2 && i % 2;
+            for (int hp = 0; hp < 2; hp++)
+                f[hp] = run_spec_switch(specs[i], 64, &c, "CREDOSIM_HEAP", hp, &st[hp]);
             for (int r = 0; r < 64; r++)
                 if (f[0][r] != f[1][r])
                     fail_msg("%s --fc %s: host %d: radix %llu ns, heap %llu ns", specs[i], fcs[k], r,
