@@ -49,6 +49,7 @@ static inline void req_reset(preq *r, uint8_t kind)
     r->rndv = 0;
     r->user_freed = 0;
     r->started = 0;
+    r->prepushed = 0;
     r->delay_t0 = 0;
     r->pregranted = 0;
 }
@@ -325,6 +326,15 @@ static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
 /* ------------------------------------------------------------------------------------------------
  * Send side */
 
+/* Medium rendezvous messages (above the eager limit, up to one prepush block) go with their RTS:
+ * the sender copies them into a free block of its segment, and the receiver copies them out when
+ * it matches, which saves the CTS round trip and the COPY_DATA hop of the pipelined copy. Messages
+ * CMA would pull (CREDO_CMA_MIN) keep the single copy. With no free block the RTS goes as usual. */
+static inline int prepush_fits(size_t len)
+{
+    return P.prepush_free && len <= MBOX_PREPUSH_BLOCK && !(P.cma_ok && len >= P.cma_min);
+}
+
 static void activate(int dest)
 {
     if (!P.dq[dest].active) {
@@ -419,6 +429,17 @@ static int send_push(preq *s)
             mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? MBOX_PKT_RTS : MBOX_PKT_EAGER, (uint8_t)got);
             if (s->rndv) {
                 mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, (uint64_t)(uintptr_t)s};
+                if (prepush_fits(s->len)) {
+                    uint32_t b = (uint32_t)__builtin_ctz(P.prepush_free);
+                    P.prepush_free &= ~(1u << b);
+                    memcpy(P.prepush + (size_t)b * MBOX_PREPUSH_BLOCK, s->buf, s->len);
+                    rd.addr = MBOX_RTS_PREPUSHED | b;
+                    /* A standard send is complete once its data sits in the block (the FIN
+                     * then only frees the block); a synchronous one still waits for the FIN. */
+                    s->prepushed = 1;
+                    if (s->mode != P2P_MODE_SYNC)
+                        rd.sreq = 0;
+                }
                 memcpy(first + FIRST_OFF, &rd, sizeof rd);
             }
         } else {
@@ -499,7 +520,7 @@ static inline int send_one_slot(preq *s)
 
 static void send_written(preq *s)
 {
-    if (s->rndv) {
+    if (s->rndv && !(s->prepushed && s->mode != P2P_MODE_SYNC)) {
         s->state = PREQ_SEND_WAIT_FIN;
     } else {
         s->pub.status.bytes = s->len;
@@ -686,6 +707,19 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
     r->peer = src;
     r->tag = tag;
     r->mlen = mlen;
+    if (raddr & MBOX_RTS_PREPUSHED) {
+        uint64_t b = raddr & ~MBOX_RTS_PREPUSHED;
+        const mbox_ctl *pc = P.peer[src].ctl;
+        size_t area_off = pc->staging_off + pc->staging_bytes;
+        if (b >= (pc->seg_bytes - area_off) / MBOX_PREPUSH_BLOCK || mlen > MBOX_PREPUSH_BLOCK)
+            credo_abort(1, "protocol error: prepushed message of %zu bytes in block %llu from rank %d", mlen,
+                        (unsigned long long)b, src);
+        copy_bytes(r->buf, (const unsigned char *)pc + area_off + b * MBOX_PREPUSH_BLOCK, n);
+        /* FIN: a = the sender's request (0 once a standard send completed), b = block + 1 */
+        queue_ctrl(src, MBOX_PKT_FIN, sreq, b + 1, 0, 0);
+        recv_finish(r, src, tag, mlen);
+        return;
+    }
     if (P.cma_ok && n > 0 && n >= P.cma_min) {
         size_t done = 0;
         while (done < n) {
@@ -891,11 +925,15 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     uint64_t w[4];
     memcpy(w, mbox_slot(&P.self, idx) + CONT_OFF, sizeof w);
     switch (kind) {
-    case MBOX_PKT_FIN: {
+    case MBOX_PKT_FIN: { /* a = our send request (or 0), b = prepush block + 1 (or 0) */
         preq *s = (preq *)(uintptr_t)w[0];
         fc_release(src, 1);
-        s->pub.status.bytes = s->len;
-        req_complete(s);
+        if (w[1])
+            P.prepush_free |= 1u << (uint32_t)(w[1] - 1);
+        if (s) {
+            s->pub.status.bytes = s->len;
+            req_complete(s);
+        }
         break;
     }
     case MBOX_PKT_CTS: { /* a = our send request, b = receiver request, c = bytes wanted */

@@ -55,12 +55,12 @@ static void mbox_prefault(mbox_ctl *ctl, size_t bytes)
 }
 
 int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
-                int rank, char *err, size_t errlen)
+                size_t prepush_bytes, int rank, char *err, size_t errlen)
 {
     uint32_t cap = 1u << log2u(bound < 2 ? 2 : bound);
     size_t ring = (size_t)cap * slot_size;
     size_t staging_off = (sizeof(mbox_ctl) + ring + 4095) & ~(size_t)4095;
-    size_t bytes = staging_off + staging_bytes;
+    size_t bytes = staging_off + staging_bytes + prepush_bytes;
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
         snprintf(err, errlen, "shm_open(%s): %s", name, strerror(errno));
@@ -92,6 +92,9 @@ int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, 
     ctl->owner_rank = rank;
     mbox_set_view(mb, ctl);
     mbox_prefault(ctl, staging_off);
+    /* The prepush area is small and used by every medium message: fault it in now too. */
+    if (prepush_bytes)
+        (void)madvise((unsigned char *)ctl + staging_off + staging_bytes, prepush_bytes, MADV_POPULATE_WRITE);
     return 0;
 }
 

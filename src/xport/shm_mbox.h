@@ -49,10 +49,20 @@ typedef struct mbox_msg_hdr {
 
 /* Rendezvous descriptor following the msg header in an RTS slot. */
 typedef struct mbox_rts {
-    uint64_t addr;   /* sender's buffer (its virtual address, for process_vm_readv) */
+    uint64_t addr;   /* sender's buffer (its virtual address, for process_vm_readv), or
+                      * MBOX_RTS_PREPUSHED | block: the sender already copied the message into
+                      * that block of its segment's prepush area, so the receiver copies it from
+                      * there and no CTS round trip is needed */
     uint64_t len;    /* full length */
     uint64_t sreq;   /* sender's request, echoed in FIN/CTS */
 } mbox_rts;
+
+/* User-space addresses never have bit 63 set, so it marks a prepushed RTS. */
+#define MBOX_RTS_PREPUSHED (1ull << 63)
+/* The prepush area: MBOX_PREPUSH_BLOCKS blocks of MBOX_PREPUSH_BLOCK bytes right after the
+ * staging halves, owned by the segment's rank as a sender. */
+#define MBOX_PREPUSH_BLOCK ((size_t)32768)
+#define MBOX_PREPUSH_BLOCKS 8u
 
 /* Shared control block at the start of each segment. Writers touch line `tail` (reservation and the
  * doorbell flag), only the owner writes line `head`. Separate lines keep writer traffic off the
@@ -86,9 +96,10 @@ typedef struct mbox {
     size_t seg_bytes;
 } mbox;
 
-/* Owner: create and map this rank's segment; name is "/credo.<jobid>.<rank>". */
+/* Owner: create and map this rank's segment; name is "/credo.<jobid>.<rank>". Layout: control lines,
+ * ring, staging halves (staging_bytes), prepush area (prepush_bytes, up to the end of the segment). */
 int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
-                int rank, char *err, size_t errlen);
+                size_t prepush_bytes, int rank, char *err, size_t errlen);
 /* Peer: map another rank's segment for writing. */
 int mbox_attach(mbox *mb, const char *name, char *err, size_t errlen);
 void mbox_detach(mbox *mb);
