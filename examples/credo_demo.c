@@ -9,7 +9,7 @@
 #include <credo/stats.h>
 
 #define RING_MSGS 2000
-#define RING_BYTES 1024
+#define RING_BYTES 512 /* the default eager limit: every message goes through the mailbox */
 #define FLOOD_MSGS 3000
 #define FLOOD_BYTES 512
 

@@ -5,8 +5,12 @@
 # usage: bench/fc/run_fc_experiments.sh <build-dir>
 # environment: QUICK=1 (shorter runs, fewer S), NP (ranks, default 16), SWEEP="6 8 ..." (slots per peer),
 #              EXPS="multipingpong alltoall phased incast", SCHEMES="none static dynamic", TIMEOUT (s per run),
-#              RUNS (runs per point, default 1: counts vary run to run with the interleaving of the ranks)
+#              RUNS (runs per point, default 1: counts vary run to run with the interleaving of the ranks),
+#              EAGER (CREDO_EAGER_LIMIT for the runs, default 3072)
 set -u
+# The thesis' experiments send 2 KB messages through the mailbox (37 slots each). credo's default
+# eager limit (512 B) would send them as rendezvous requests of one slot, so pin it above 2 KB.
+EAGER=${EAGER:-3072}
 
 if [ $# -ne 1 ] || [ ! -x "$1/bin/credorun" ]; then
     echo "usage: $0 <build-dir>   (the build must contain bin/credorun and bin/fcx_*)" >&2
@@ -66,7 +70,7 @@ for exp in $EXPS; do
     for s in $SWEEP; do
         for fc in $SCHEMES; do
           for run in $(seq 1 "$RUNS"); do
-            out=$("$BUILD/bin/credorun" -n "$NP" --timeout "$TIMEOUT" --fc "$fc" --slots-per-peer "$s" \
+            out=$("$BUILD/bin/credorun" -n "$NP" --timeout "$TIMEOUT" --fc "$fc" --slots-per-peer "$s" --eager-limit "$EAGER" \
                 "$exe" $(args_for "$exp") 2>&1)
             rc=$?
             line=$(echo "$out" | grep '^fcx exp=' | tail -1)

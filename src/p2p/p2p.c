@@ -326,13 +326,25 @@ static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
 /* ------------------------------------------------------------------------------------------------
  * Send side */
 
-/* Medium rendezvous messages (above the eager limit, up to one prepush block) go with their RTS:
- * the sender copies them into a free block of its segment, and the receiver copies them out when
- * it matches, which saves the CTS round trip and the COPY_DATA hop of the pipelined copy. Messages
- * CMA would pull (CREDO_CMA_MIN) keep the single copy. With no free block the RTS goes as usual. */
-static inline int prepush_fits(size_t len)
+/* Medium rendezvous messages (above the eager limit, up to MBOX_PREPUSH_MAX) go with their RTS:
+ * the sender copies them into free units of its segment's prepush area, and the receiver copies
+ * them out when it matches, which saves the CTS round trip and the COPY_DATA hop of the pipelined
+ * copy. Messages CMA would pull (CREDO_CMA_MIN) keep the single copy. Without enough adjacent free
+ * units the RTS goes as usual. Returns the first unit, or -1. */
+static inline int prepush_take(size_t len)
 {
-    return P.prepush_free && len <= MBOX_PREPUSH_BLOCK && !(P.cma_ok && len >= P.cma_min);
+    if (len > MBOX_PREPUSH_MAX || (P.cma_ok && len >= P.cma_min))
+        return -1;
+    uint32_t k = (uint32_t)((len + MBOX_PREPUSH_UNIT - 1) / MBOX_PREPUSH_UNIT);
+    /* After the loop bit u of runs is set when units u .. u + k - 1 are all free. */
+    uint64_t runs = P.prepush_free;
+    for (uint32_t i = 1; i < k && runs; i++)
+        runs &= runs >> 1;
+    if (!runs)
+        return -1;
+    int u = __builtin_ctzll(runs);
+    P.prepush_free &= ~(((k == 64 ? 0 : (uint64_t)1 << k) - 1) << u);
+    return u;
 }
 
 static void activate(int dest)
@@ -429,13 +441,12 @@ static int send_push(preq *s)
             mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? MBOX_PKT_RTS : MBOX_PKT_EAGER, (uint8_t)got);
             if (s->rndv) {
                 mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, (uint64_t)(uintptr_t)s};
-                if (prepush_fits(s->len)) {
-                    uint32_t b = (uint32_t)__builtin_ctz(P.prepush_free);
-                    P.prepush_free &= ~(1u << b);
-                    memcpy(P.prepush + (size_t)b * MBOX_PREPUSH_BLOCK, s->buf, s->len);
-                    rd.addr = MBOX_RTS_PREPUSHED | b;
-                    /* A standard send is complete once its data sits in the block (the FIN
-                     * then only frees the block); a synchronous one still waits for the FIN. */
+                int u = prepush_take(s->len);
+                if (u >= 0) {
+                    memcpy(P.prepush + (size_t)u * MBOX_PREPUSH_UNIT, s->buf, s->len);
+                    rd.addr = MBOX_RTS_PREPUSHED | (uint64_t)u;
+                    /* A standard send is complete once its data sits in the area (the FIN
+                     * then only frees the units); a synchronous one still waits for the FIN. */
                     s->prepushed = 1;
                     if (s->mode != P2P_MODE_SYNC)
                         rd.sreq = 0;
@@ -708,15 +719,17 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
     r->tag = tag;
     r->mlen = mlen;
     if (raddr & MBOX_RTS_PREPUSHED) {
-        uint64_t b = raddr & ~MBOX_RTS_PREPUSHED;
+        uint64_t u = raddr & ~MBOX_RTS_PREPUSHED;
+        uint64_t k = (mlen + MBOX_PREPUSH_UNIT - 1) / MBOX_PREPUSH_UNIT;
         const mbox_ctl *pc = P.peer[src].ctl;
         size_t area_off = pc->staging_off + pc->staging_bytes;
-        if (b >= (pc->seg_bytes - area_off) / MBOX_PREPUSH_BLOCK || mlen > MBOX_PREPUSH_BLOCK)
-            credo_abort(1, "protocol error: prepushed message of %zu bytes in block %llu from rank %d", mlen,
-                        (unsigned long long)b, src);
-        copy_bytes(r->buf, (const unsigned char *)pc + area_off + b * MBOX_PREPUSH_BLOCK, n);
-        /* FIN: a = the sender's request (0 once a standard send completed), b = block + 1 */
-        queue_ctrl(src, MBOX_PKT_FIN, sreq, b + 1, 0, 0);
+        if (mlen > MBOX_PREPUSH_MAX || u + k > (pc->seg_bytes - area_off) / MBOX_PREPUSH_UNIT)
+            credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
+                        (unsigned long long)u, src);
+        copy_bytes(r->buf, (const unsigned char *)pc + area_off + u * MBOX_PREPUSH_UNIT, n);
+        /* FIN: a = the sender's request (0 once a standard send completed), b = first unit + 1,
+         * c = units */
+        queue_ctrl(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);
         recv_finish(r, src, tag, mlen);
         return;
     }
@@ -925,11 +938,11 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     uint64_t w[4];
     memcpy(w, mbox_slot(&P.self, idx) + CONT_OFF, sizeof w);
     switch (kind) {
-    case MBOX_PKT_FIN: { /* a = our send request (or 0), b = prepush block + 1 (or 0) */
+    case MBOX_PKT_FIN: { /* a = our send request (or 0), b = first prepush unit + 1 (or 0), c = units */
         preq *s = (preq *)(uintptr_t)w[0];
         fc_release(src, 1);
         if (w[1])
-            P.prepush_free |= 1u << (uint32_t)(w[1] - 1);
+            P.prepush_free |= ((w[2] >= 64 ? 0 : (uint64_t)1 << w[2]) - 1) << (w[1] - 1);
         if (s) {
             s->pub.status.bytes = s->len;
             req_complete(s);

@@ -38,7 +38,7 @@ typedef struct preq {
     uint8_t rndv;
     uint8_t user_freed;
     uint8_t started; /* send: first chunk written */
-    uint8_t prepushed; /* send: rendezvous whose data went into a prepush block with the RTS */
+    uint8_t prepushed; /* send: rendezvous whose data went into prepush units with the RTS */
     uint32_t pregranted; /* send: credits already taken for its next chunk (send batching) */
     uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
 } preq;
@@ -116,8 +116,8 @@ typedef struct p2p_engine {
     copy_job *copy_head, *copy_tail;
     size_t copy_chunk;
     unsigned char *staging; /* our own staging area (2 halves) */
-    unsigned char *prepush; /* our prepush blocks (right after the halves) */
-    uint32_t prepush_free;  /* bit b: block b is free (a receiver's FIN returns it) */
+    unsigned char *prepush; /* our prepush area (right after the halves) */
+    uint64_t prepush_free;  /* bit u: unit u is free (a receiver's FIN returns it) */
     int cma_ok;
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
     size_t eager_limit;

@@ -109,13 +109,13 @@ int p2p_init(void)
 
     seg_name_of(seg_name, sizeof seg_name, P.rank);
     if (mbox_create(&P.self, seg_name, credo_cfg.slot_size, bound, 2 * P.copy_chunk,
-                    MBOX_PREPUSH_BLOCKS * MBOX_PREPUSH_BLOCK, P.rank, err, sizeof err)) {
+                    MBOX_PREPUSH_UNITS * MBOX_PREPUSH_UNIT, P.rank, err, sizeof err)) {
         fprintf(stderr, "credo: rank %d: cannot create its mailbox: %s\n", P.rank, err);
         return -1;
     }
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
     P.prepush = P.staging + P.self.ctl->staging_bytes;
-    P.prepush_free = (1u << MBOX_PREPUSH_BLOCKS) - 1u;
+    P.prepush_free = ~(uint64_t)0; /* MBOX_PREPUSH_UNITS = 64 */
     P.pid[P.rank] = getpid();
     P.st.mailbox_slots = bound;
     snprintf(P.st.scheme, sizeof P.st.scheme, "%s", P.fc->name);

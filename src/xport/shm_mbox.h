@@ -50,19 +50,20 @@ typedef struct mbox_msg_hdr {
 /* Rendezvous descriptor following the msg header in an RTS slot. */
 typedef struct mbox_rts {
     uint64_t addr;   /* sender's buffer (its virtual address, for process_vm_readv), or
-                      * MBOX_RTS_PREPUSHED | block: the sender already copied the message into
-                      * that block of its segment's prepush area, so the receiver copies it from
-                      * there and no CTS round trip is needed */
+                      * MBOX_RTS_PREPUSHED | unit: the sender already copied the message into
+                      * its segment's prepush area from that unit on, so the receiver copies it
+                      * from there and no CTS round trip is needed */
     uint64_t len;    /* full length */
     uint64_t sreq;   /* sender's request, echoed in FIN/CTS */
 } mbox_rts;
 
 /* User-space addresses never have bit 63 set, so it marks a prepushed RTS. */
 #define MBOX_RTS_PREPUSHED (1ull << 63)
-/* The prepush area: MBOX_PREPUSH_BLOCKS blocks of MBOX_PREPUSH_BLOCK bytes right after the
- * staging halves, owned by the segment's rank as a sender. */
-#define MBOX_PREPUSH_BLOCK ((size_t)32768)
-#define MBOX_PREPUSH_BLOCKS 8u
+/* The prepush area: 64 units of 4 KiB right after the staging halves, owned by the segment's rank
+ * as a sender; a message of up to MBOX_PREPUSH_MAX bytes takes ceil(len / unit) adjacent units. */
+#define MBOX_PREPUSH_UNIT ((size_t)4096)
+#define MBOX_PREPUSH_UNITS 64u
+#define MBOX_PREPUSH_MAX ((size_t)32768)
 
 /* Shared control block at the start of each segment. Writers touch line `tail` (reservation and the
  * doorbell flag), only the owner writes line `head`. Separate lines keep writer traffic off the
