@@ -26,6 +26,8 @@ const config_var credo_config_vars[] = {
      "smallest rendezvous message pulled with CMA, smaller ones use the pipelined shm copy (0 = CMA for all; "
      "auto = 4m, or 0 with CREDO_PROGRESS_THREAD=1)"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
+    {"CREDO_PREPUSH_BYTES", CONFIG_SIZE, "524288",
+     "per-rank area (64 units) through which rendezvous messages up to 32 KiB travel with their request; 0 = off"},
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
      "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)"},
     {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
@@ -180,6 +182,12 @@ int config_load(char *err, size_t errlen)
                 return -1;
             }
             c.copy_chunk = num;
+        } else if (strcmp(v->name, "CREDO_PREPUSH_BYTES") == 0) {
+            if (num != 0 && (num < (64u << 10) || num > (64u << 20))) {
+                snprintf(err, errlen, "CREDO_PREPUSH_BYTES=%s: expected 0 (off) or 64k..64m", text);
+                return -1;
+            }
+            c.prepush_bytes = num;
         } else if (strcmp(v->name, "CREDO_SPIN_POLLS") == 0) {
             c.spin_polls = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_YIELD_US") == 0) {

@@ -26,6 +26,7 @@ typedef struct credo_config {
     int cma;                   /* CREDO_CMA: 1 = use process_vm_readv when the kernel allows */
     size_t cma_min;            /* CREDO_CMA_MIN: smaller rendezvous messages take the pipelined copy */
     size_t copy_chunk;         /* CREDO_COPY_CHUNK: pipelined-copy chunk when CMA is unavailable */
+    size_t prepush_bytes;      /* CREDO_PREPUSH_BYTES: prepush area (0 = off) */
     uint32_t spin_polls;       /* CREDO_SPIN_POLLS: idle polls before yielding */
     uint32_t yield_us;         /* CREDO_YIELD_US: idle time spent yielding before sleeping */
     uint32_t send_batch;       /* CREDO_SEND_BATCH: most staged one-slot isends per reservation */

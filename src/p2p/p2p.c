@@ -333,12 +333,14 @@ static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
  * units the RTS goes as usual. Returns the first unit, or -1. */
 static inline int prepush_take(size_t len)
 {
-    if (len > MBOX_PREPUSH_MAX || (P.cma_ok && len >= P.cma_min))
+    if (len > MBOX_PREPUSH_MAX || !P.prepush_free || (P.cma_ok && len >= P.cma_min))
         return -1;
-    uint32_t k = (uint32_t)((len + MBOX_PREPUSH_UNIT - 1) / MBOX_PREPUSH_UNIT);
+    size_t k = (len + P.prepush_unit - 1) / P.prepush_unit;
+    if (k > MBOX_PREPUSH_UNITS)
+        return -1;
     /* After the loop bit u of runs is set when units u .. u + k - 1 are all free. */
     uint64_t runs = P.prepush_free;
-    for (uint32_t i = 1; i < k && runs; i++)
+    for (size_t i = 1; i < k && runs; i++)
         runs &= runs >> 1;
     if (!runs)
         return -1;
@@ -443,7 +445,7 @@ static int send_push(preq *s)
                 mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, (uint64_t)(uintptr_t)s};
                 int u = prepush_take(s->len);
                 if (u >= 0) {
-                    memcpy(P.prepush + (size_t)u * MBOX_PREPUSH_UNIT, s->buf, s->len);
+                    memcpy(P.prepush + (size_t)u * P.prepush_unit, s->buf, s->len);
                     rd.addr = MBOX_RTS_PREPUSHED | (uint64_t)u;
                     /* A standard send is complete once its data sits in the area (the FIN
                      * then only frees the units); a synchronous one still waits for the FIN. */
@@ -719,14 +721,13 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
     r->tag = tag;
     r->mlen = mlen;
     if (raddr & MBOX_RTS_PREPUSHED) {
-        uint64_t u = raddr & ~MBOX_RTS_PREPUSHED;
-        uint64_t k = (mlen + MBOX_PREPUSH_UNIT - 1) / MBOX_PREPUSH_UNIT;
         const mbox_ctl *pc = P.peer[src].ctl;
-        size_t area_off = pc->staging_off + pc->staging_bytes;
-        if (mlen > MBOX_PREPUSH_MAX || u + k > (pc->seg_bytes - area_off) / MBOX_PREPUSH_UNIT)
+        size_t unit = mbox_prepush_unit(pc);
+        uint64_t u = raddr & ~MBOX_RTS_PREPUSHED, k = unit ? (mlen + unit - 1) / unit : 0;
+        if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > MBOX_PREPUSH_UNITS)
             credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
                         (unsigned long long)u, src);
-        copy_bytes(r->buf, (const unsigned char *)pc + area_off + u * MBOX_PREPUSH_UNIT, n);
+        copy_bytes(r->buf, (const unsigned char *)pc + pc->staging_off + pc->staging_bytes + u * unit, n);
         /* FIN: a = the sender's request (0 once a standard send completed), b = first unit + 1,
          * c = units */
         queue_ctrl(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);

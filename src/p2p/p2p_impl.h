@@ -118,6 +118,7 @@ typedef struct p2p_engine {
     unsigned char *staging; /* our own staging area (2 halves) */
     unsigned char *prepush; /* our prepush area (right after the halves) */
     uint64_t prepush_free;  /* bit u: unit u is free (a receiver's FIN returns it) */
+    size_t prepush_unit;    /* bytes per unit (0: CREDO_PREPUSH_BYTES=0, prepush off) */
     int cma_ok;
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
     size_t eager_limit;

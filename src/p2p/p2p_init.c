@@ -109,13 +109,14 @@ int p2p_init(void)
 
     seg_name_of(seg_name, sizeof seg_name, P.rank);
     if (mbox_create(&P.self, seg_name, credo_cfg.slot_size, bound, 2 * P.copy_chunk,
-                    MBOX_PREPUSH_UNITS * MBOX_PREPUSH_UNIT, P.rank, err, sizeof err)) {
+                    credo_cfg.prepush_bytes, P.rank, err, sizeof err)) {
         fprintf(stderr, "credo: rank %d: cannot create its mailbox: %s\n", P.rank, err);
         return -1;
     }
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
     P.prepush = P.staging + P.self.ctl->staging_bytes;
-    P.prepush_free = ~(uint64_t)0; /* MBOX_PREPUSH_UNITS = 64 */
+    P.prepush_unit = mbox_prepush_unit(P.self.ctl);
+    P.prepush_free = P.prepush_unit ? ~(uint64_t)0 : 0; /* MBOX_PREPUSH_UNITS = 64 bits */
     P.pid[P.rank] = getpid();
     P.st.mailbox_slots = bound;
     snprintf(P.st.scheme, sizeof P.st.scheme, "%s", P.fc->name);

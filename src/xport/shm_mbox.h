@@ -59,9 +59,9 @@ typedef struct mbox_rts {
 
 /* User-space addresses never have bit 63 set, so it marks a prepushed RTS. */
 #define MBOX_RTS_PREPUSHED (1ull << 63)
-/* The prepush area: 64 units of 4 KiB right after the staging halves, owned by the segment's rank
- * as a sender; a message of up to MBOX_PREPUSH_MAX bytes takes ceil(len / unit) adjacent units. */
-#define MBOX_PREPUSH_UNIT ((size_t)4096)
+/* The prepush area: MBOX_PREPUSH_UNITS units right after the staging halves (to the end of the
+ * segment), owned by the segment's rank as a sender; a message of up to MBOX_PREPUSH_MAX bytes takes
+ * ceil(len / unit) adjacent units. Both sides derive the unit from the segment's layout. */
 #define MBOX_PREPUSH_UNITS 64u
 #define MBOX_PREPUSH_MAX ((size_t)32768)
 
@@ -86,6 +86,12 @@ typedef struct mbox_ctl {
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t head;
     char pad2[MBOX_CACHELINE - 8];
 } mbox_ctl;
+
+/* Bytes per prepush unit of the segment behind ctl (0: the segment has no prepush area). */
+static inline size_t mbox_prepush_unit(const mbox_ctl *ctl)
+{
+    return (size_t)((ctl->seg_bytes - ctl->staging_off - ctl->staging_bytes) / MBOX_PREPUSH_UNITS) & ~(size_t)63;
+}
 
 typedef struct mbox {
     mbox_ctl *ctl;

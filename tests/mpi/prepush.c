@@ -136,9 +136,11 @@ int main(int argc, char **argv) {
             3 * NMSG, 3 * 2 * NMSG);
 #ifdef CREDO_STATS
     /* CMA for every rendezvous (CREDO_CMA_MIN=0, or its default with the progress thread) keeps
-     * the single copy and sends no data with the request. */
+     * the single copy and sends no data with the request; CREDO_PREPUSH_BYTES=0 turns prepush off. */
     const char *cma_min = getenv("CREDO_CMA_MIN"), *pt = getenv("CREDO_PROGRESS_THREAD");
-    if (!(cma_min && strcmp(cma_min, "0") == 0) && !(pt && strcmp(pt, "1") == 0 && !cma_min)) {
+    const char *area = getenv("CREDO_PREPUSH_BYTES");
+    if (!(cma_min && strcmp(cma_min, "0") == 0) && !(pt && strcmp(pt, "1") == 0 && !cma_min) &&
+        !(area && strcmp(area, "0") == 0)) {
         standard_send_buffered();
         tu_note("a standard-mode 8192-byte send returned before its receive was posted");
     }
