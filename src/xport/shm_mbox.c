@@ -92,7 +92,7 @@ int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, 
     ctl->owner_rank = rank;
     mbox_set_view(mb, ctl);
     mbox_prefault(ctl, staging_off);
-    /* The prepush area is small and used by every medium message: fault it in now too. */
+    /* Every medium message goes through the prepush area: fault it in now too, not on the first. */
     if (prepush_bytes)
         (void)madvise((unsigned char *)ctl + staging_off + staging_bytes, prepush_bytes, MADV_POPULATE_WRITE);
     return 0;
