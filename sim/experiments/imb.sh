@@ -46,8 +46,12 @@ done
 # The last column counts a kernel that runs faster than without flow control (pipelined rooted
 # collectives do: paced senders congest less) as 0 rather than letting it cancel others' overhead.
 echo "fc,slots,gib_at_1024,avg_warm_overhead_pct,avg_cold_overhead_pct,avg_warm_overhead_pct_floor0" > "$OUT/imb_avg.csv"
-awk -F, 'NR > 1 && $2 != "none" { w[$2","$3] += $7; c[$2","$3] += $6; z[$2","$3] += ($7 > 0 ? $7 : 0); n[$2","$3]++ }
-     END { for (k in w) { split(k, a, ","); printf "%s,%s,%.2f,%.3f,%.3f,%.3f\n", a[1], a[2], a[2]*64*1024*1024/2^30, w[k]/n[k], c[k]/n[k], z[k]/n[k] } }' "$CSV" |
+# A kernel measured at only some scheme/slot points (a merged CSV with an expensive kernel run at a
+# few points) is left out of every average, so all averages are over the same kernels.
+awk -F, 'NR == FNR { if (FNR > 1 && $2 != "none") { pt[$2","$3] = 1; have[$1","$2","$3] = 1; ks[$1] = 1 } next }
+     FNR == 1 { for (k in ks) { full[k] = 1; for (p in pt) if (!((k","p) in have)) full[k] = 0 } next }
+     $2 != "none" && full[$1] { w[$2","$3] += $7; c[$2","$3] += $6; z[$2","$3] += ($7 > 0 ? $7 : 0); n[$2","$3]++ }
+     END { for (k in w) { split(k, a, ","); printf "%s,%s,%.2f,%.3f,%.3f,%.3f\n", a[1], a[2], a[2]*64*1024*1024/2^30, w[k]/n[k], c[k]/n[k], z[k]/n[k] } }' "$CSV" "$CSV" |
     sort -t, -k1,1 -k2,2n >> "$OUT/imb_avg.csv"
 cat > "$OUT/imb.gp" <<GP
 set terminal png size 900,500
