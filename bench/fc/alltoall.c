@@ -17,6 +17,7 @@ int main(int argc, char **argv)
     MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)size);
     fcx_stats st;
     fcx_stats_init(&st);
+    fcx_check_eager(&st, o.size);
     fcx_alltoall(all, size, rank, sbuf, rbuf, o.size, rq); /* warm-up */
     MPI_Barrier(MPI_COMM_WORLD);
     fcx_stats_start(&st);

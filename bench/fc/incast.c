@@ -19,6 +19,7 @@ int main(int argc, char **argv)
     MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)o.burst);
     fcx_stats st;
     fcx_stats_init(&st);
+    fcx_check_eager(&st, o.size);
     MPI_Barrier(MPI_COMM_WORLD);
     fcx_stats_start(&st);
     double t0 = MPI_Wtime();

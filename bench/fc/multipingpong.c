@@ -23,6 +23,7 @@ int main(int argc, char **argv)
     int on = pair < active && rank < 2 * pairs;
     fcx_stats st;
     fcx_stats_init(&st);
+    fcx_check_eager(&st, o.size);
     /* warm-up outside the timed region: connects, and lets a dynamic scheme see the first activity */
     for (int i = 0; on && i < 10; i++) {
         if (first) {

@@ -54,6 +54,7 @@ int main(int argc, char **argv)
         } while (0)
     fcx_stats st;
     fcx_stats_init(&st);
+    fcx_check_eager(&st, o.size);
     SET_GROUP(0);
     fcx_alltoall(members, g, me_idx, sbuf, rbuf, o.size, rq); /* warm-up */
     MPI_Barrier(MPI_COMM_WORLD);
