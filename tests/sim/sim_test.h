@@ -1,5 +1,5 @@
 /* tests/sim/sim_test.h — helpers shared by the credosim unit tests: a spec run with an engine
- * switch on or off (for the "same results both ways" tests), and a schedule's GOAL text. */
+ * switch on or off and the checks that both ways agree, and a schedule's GOAL text. */
 #ifndef CREDO_SIM_TEST_H
 #define CREDO_SIM_TEST_H
 
@@ -31,6 +31,28 @@ static inline uint64_t *run_spec_switch(const char *spec, uint32_t n, const sim_
     sim_sched_free(s);
     unsetenv(var);
     return f;
+}
+
+/* Fails unless runs f[0] (variant a) and f[1] (variant b) finished each of the n hosts at the same
+ * time; `what` names the run in the message. Frees both. */
+static inline void expect_same_finish(const char *what, uint64_t *f[2], uint32_t n, const char *a, const char *b)
+{
+    for (uint32_t r = 0; r < n; r++)
+        if (f[0][r] != f[1][r])
+            fail_msg("%s: host %u: %s %llu ns, %s %llu ns", what, r, a, (unsigned long long)f[0][r], b,
+                     (unsigned long long)f[1][r]);
+    free(f[0]);
+    free(f[1]);
+}
+
+/* Fails unless two cluster-model runs processed the same events and moved the same packets. */
+static inline void expect_same_cluster_counts(const sim_stats st[2])
+{
+    assert_int_equal(st[0].events, st[1].events);
+    assert_int_equal(st[0].data_packets, st[1].data_packets);
+    assert_int_equal(st[0].credit_packets, st[1].credit_packets);
+    assert_int_equal(st[0].delayed_pkts, st[1].delayed_pkts);
+    assert_int_equal(st[0].max_mailbox, st[1].max_mailbox);
 }
 
 /* The schedule as GOAL text (malloc'd, *len bytes, NUL-terminated). */

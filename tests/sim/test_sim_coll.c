@@ -158,15 +158,10 @@ static void test_grouped_deferral_exact(void **state)
             f[k] = run_spec_switch(specs[i], 64, &c, "CREDOSIM_UNGROUPED", k, &st);
             ev[k] = st.events;
         }
-        for (int r = 0; r < 64; r++)
-            if (f[0][r] != f[1][r])
-                fail_msg("%s: host %d: grouped %llu ns, one by one %llu ns", specs[i], r,
-                         (unsigned long long)f[0][r], (unsigned long long)f[1][r]);
+        expect_same_finish(specs[i], f, 64, "grouped", "one by one");
         assert_true(ev[0] <= ev[1]);
         if (i == 0)
             assert_true(ev[0] * 4 < ev[1]); /* 63 sends per host on one CPU: k^2 -> k */
-        free(f[0]);
-        free(f[1]);
     }
 }
 
@@ -188,15 +183,10 @@ static void test_bucket_layout_exact(void **state)
         sim_config c = cfg_loggops();
         for (int k = 0; k < 2; k++)
             f[k] = run_spec_switch(runs[i].spec, runs[i].n, &c, "CREDOSIM_HASHED_BUCKETS", k, &st[k]);
-        for (uint32_t r = 0; r < runs[i].n; r++)
-            if (f[0][r] != f[1][r])
-                fail_msg("%s: host %u: blocks %llu ns, hashed %llu ns", runs[i].spec, r, (unsigned long long)f[0][r],
-                         (unsigned long long)f[1][r]);
+        expect_same_finish(runs[i].spec, f, runs[i].n, "blocks", "hashed");
         assert_int_equal(st[0].events, st[1].events);
         assert_int_equal(st[0].messages, st[1].messages);
         assert_int_equal(st[0].peak_queue, st[1].peak_queue);
-        free(f[0]);
-        free(f[1]);
     }
 }
 
@@ -243,20 +233,13 @@ static void test_channels_exact(void **state)
             c.cl.dims[0] = 4, c.cl.dims[1] = 2, c.cl.dims[2] = 2; /* 16 nodes of 4 ranks */
             for (int nc = 0; nc < 2; nc++)
                 f[nc] = run_spec_switch(specs[i], 64, &c, "CREDOSIM_NO_CHANNELS", nc, &st[nc]);
-            for (int r = 0; r < 64; r++)
-                if (f[0][r] != f[1][r])
-                    fail_msg("%s --fc %s: host %d: channels %llu ns, one event per packet %llu ns", specs[i], fcs[k], r,
-                             (unsigned long long)f[0][r], (unsigned long long)f[1][r]);
-            assert_int_equal(st[0].events, st[1].events);
-            assert_int_equal(st[0].data_packets, st[1].data_packets);
-            assert_int_equal(st[0].credit_packets, st[1].credit_packets);
-            assert_int_equal(st[0].delayed_pkts, st[1].delayed_pkts);
-            assert_int_equal(st[0].max_mailbox, st[1].max_mailbox);
+            char what[128];
+            snprintf(what, sizeof what, "%s --fc %s", specs[i], fcs[k]);
+            expect_same_finish(what, f, 64, "channels", "one event per packet");
+            expect_same_cluster_counts(st);
             assert_true(st[0].peak_queue <= st[1].peak_queue);
             if (i == 0 && k == 0)
                 assert_true(st[0].peak_queue * 4 < st[1].peak_queue); /* 37 packets per message in flight */
-            free(f[0]);
-            free(f[1]);
         }
     }
 }
