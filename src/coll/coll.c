@@ -387,8 +387,8 @@ int coll_wait(p2p_req *req)
  * head), which is most of the cost at np 2. Its tag has bit 30 clear, so it never matches a GOAL
  * run's messages (GOAL_P2P_TAG sets it) in this context: an Ibarrier still in flight stays apart.
  * Barrier k + 1's message from a rank cannot overtake its barrier-k message (non-overtaking), so
- * one tag serves every blocking barrier. Sends are eager and buffered, so sending to all before
- * receiving cannot deadlock. */
+ * one tag serves every blocking barrier. Sending to all before receiving cannot deadlock (see
+ * direct_exchange). */
 enum { COLL_BARRIER_DIRECT_TAG = 1, COLL_ALLREDUCE_DIRECT_TAG = 2 };
 
 static int job_rank(const goal_group *g, int r)
@@ -402,30 +402,40 @@ static int goal_err_of_p2p(int e)
 }
 
 /* One direct round: `mine` (n bytes) to every other rank, then rank i's n bytes into rows[i]
- * (mine and rows NULL: zero-byte messages, the barrier). */
+ * (mine and rows NULL: zero-byte messages, the barrier). Every rank sends before it receives. An
+ * eager send returns once its message is in the peer's ring, but a rendezvous send (n above
+ * CREDO_EAGER_LIMIT, which a user may set below COLL_DIRECT_MAX_BYTES) can wait for its match, and
+ * with every rank waiting in its sends nobody would receive: those sends go non-blocking. */
 static int direct_exchange(coll_comm *c, int tag, const void *mine, size_t n,
                            unsigned char (*rows)[COLL_DIRECT_MAX_BYTES])
 {
     static unsigned char empty_msg; /* p2p wants a buffer even for zero bytes */
     const goal_group *g = &c->grp;
     int p = g->size, r = g->rank;
+    p2p_req *sends[COLL_DIRECT_MAX_RANKS];
+    int nonblocking = n > credo_cfg.eager_limit && p <= COLL_DIRECT_MAX_RANKS, posted = 0, rc = 0, trunc = 0;
     if (!mine)
         mine = &empty_msg;
-    for (int d = 1; d < p; d++) {
-        int rc = p2p_send(mine, n, job_rank(g, (r + d) % p), tag, g->ctx, P2P_MODE_STANDARD);
-        if (rc)
-            return goal_err_of_p2p(rc);
+    for (int d = 1; d < p && !rc; d++) {
+        int to = job_rank(g, (r + d) % p);
+        if (!nonblocking)
+            rc = p2p_send(mine, n, to, tag, g->ctx, P2P_MODE_STANDARD);
+        else if (!(rc = p2p_isend(mine, n, to, tag, g->ctx, P2P_MODE_STANDARD, &sends[posted])))
+            posted++;
     }
-    for (int d = 1; d < p; d++) {
+    for (int d = 1; d < p && !rc && !trunc; d++) {
         int from = (r - d + p) % p;
         p2p_status st;
-        int rc = p2p_recv(rows ? rows[from] : &empty_msg, n, job_rank(g, from), tag, g->ctx, &st);
-        if (rc)
-            return goal_err_of_p2p(rc);
-        if (st.bytes != n)
-            return GOAL_ERR_TRUNCATE; /* sizes must agree, as in a schedule */
+        rc = p2p_recv(rows ? rows[from] : &empty_msg, n, job_rank(g, from), tag, g->ctx, &st);
+        trunc = !rc && st.bytes != n; /* sizes must agree, as in a schedule */
     }
-    return GOAL_SUCCESS;
+    for (int i = 0; i < posted; i++) {
+        p2p_wait(sends[i]);
+        if (!rc)
+            rc = sends[i]->status.error;
+        p2p_req_free(sends[i]);
+    }
+    return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
 }
 
 int coll_barrier(coll_comm *c)
@@ -453,8 +463,8 @@ int coll_reduce(const void *sb, void *rb, size_t count, size_t esize, const coll
 }
 
 /* The blocking direct allreduce, for the sizes the table gives it (COLL_DIRECT_MAX_*): the direct
- * schedule's messages through blocking p2p calls (see above for the tag and the send-first order), and the same fold in rank order, so blocking and non-blocking give the same
- * bits. Whether it applies depends only on (p, bytes, setting), never on one rank's buffers, so all
+ * schedule's messages through direct_exchange (see above for the tag and the send-first order),
+ * and the same fold in rank order, so blocking and non-blocking give the same bits. Whether it applies depends only on (p, bytes, setting), never on one rank's buffers, so all
  * ranks take the same path. */
 static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, size_t esize,
                                      const coll_op *op, coll_comm *c)
