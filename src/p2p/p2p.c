@@ -326,6 +326,12 @@ static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
 /* ------------------------------------------------------------------------------------------------
  * Send side */
 
+/* Bits u .. u + k - 1 of the prepush bitmap. */
+static inline uint64_t prepush_units(uint64_t u, uint64_t k)
+{
+    return ((k >= 64 ? 0 : (uint64_t)1 << k) - 1) << u;
+}
+
 /* Medium rendezvous messages (above the eager limit, up to MBOX_PREPUSH_MAX) go with their RTS:
  * the sender copies them into free units of its segment's prepush area, and the receiver copies
  * them out when it matches, which saves the CTS round trip and the COPY_DATA hop of the pipelined
@@ -345,7 +351,7 @@ static inline int prepush_take(size_t len)
     if (!runs)
         return -1;
     int u = __builtin_ctzll(runs);
-    P.prepush_free &= ~(((k == 64 ? 0 : (uint64_t)1 << k) - 1) << u);
+    P.prepush_free &= ~prepush_units((uint64_t)u, k);
     return u;
 }
 
@@ -727,7 +733,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
         if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > MBOX_PREPUSH_UNITS)
             credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
                         (unsigned long long)u, src);
-        copy_bytes(r->buf, (const unsigned char *)pc + pc->staging_off + pc->staging_bytes + u * unit, n);
+        copy_bytes(r->buf, mbox_prepush_area(pc) + u * unit, n);
         /* FIN: a = the sender's request (0 once a standard send completed), b = first unit + 1,
          * c = units */
         queue_ctrl(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);
@@ -943,7 +949,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         preq *s = (preq *)(uintptr_t)w[0];
         fc_release(src, 1);
         if (w[1])
-            P.prepush_free |= ((w[2] >= 64 ? 0 : (uint64_t)1 << w[2]) - 1) << (w[1] - 1);
+            P.prepush_free |= prepush_units(w[1] - 1, w[2]);
         if (s) {
             s->pub.status.bytes = s->len;
             req_complete(s);

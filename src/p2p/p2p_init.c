@@ -114,7 +114,7 @@ int p2p_init(void)
         return -1;
     }
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
-    P.prepush = P.staging + P.self.ctl->staging_bytes;
+    P.prepush = mbox_prepush_area(P.self.ctl);
     P.prepush_unit = mbox_prepush_unit(P.self.ctl);
     P.prepush_free = P.prepush_unit ? ~(uint64_t)0 : 0; /* MBOX_PREPUSH_UNITS = 64 bits */
     P.pid[P.rank] = getpid();

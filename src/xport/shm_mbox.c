@@ -46,12 +46,12 @@ static void mbox_set_view(mbox *mb, mbox_ctl *ctl)
  * us instead of 0.25. The staging area is left to fault on first use. Best effort: a kernel without
  * MADV_POPULATE_WRITE gets the pages touched by reads (writable shared tmpfs pages then map
  * writable). */
-static void mbox_prefault(mbox_ctl *ctl, size_t bytes)
+static void mbox_prefault(void *start, size_t bytes)
 {
-    if (madvise(ctl, bytes, MADV_POPULATE_WRITE) == 0)
+    if (madvise(start, bytes, MADV_POPULATE_WRITE) == 0)
         return;
     for (size_t off = 0; off < bytes; off += 4096)
-        (void)*(volatile const unsigned char *)((const unsigned char *)ctl + off);
+        (void)*(volatile const unsigned char *)((const unsigned char *)start + off);
 }
 
 int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
@@ -94,7 +94,7 @@ int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, 
     mbox_prefault(ctl, staging_off);
     /* Every medium message goes through the prepush area: fault it in now too, not on the first. */
     if (prepush_bytes)
-        (void)madvise((unsigned char *)ctl + staging_off + staging_bytes, prepush_bytes, MADV_POPULATE_WRITE);
+        mbox_prefault(mbox_prepush_area(ctl), prepush_bytes);
     return 0;
 }
 

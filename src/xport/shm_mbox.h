@@ -87,7 +87,11 @@ typedef struct mbox_ctl {
     char pad2[MBOX_CACHELINE - 8];
 } mbox_ctl;
 
-/* Bytes per prepush unit of the segment behind ctl (0: the segment has no prepush area). */
+/* The prepush area of the segment behind ctl, and the bytes per unit (0: it has no such area). */
+static inline unsigned char *mbox_prepush_area(const mbox_ctl *ctl)
+{
+    return (unsigned char *)(uintptr_t)ctl + ctl->staging_off + ctl->staging_bytes;
+}
 static inline size_t mbox_prepush_unit(const mbox_ctl *ctl)
 {
     return (size_t)((ctl->seg_bytes - ctl->staging_off - ctl->staging_bytes) / MBOX_PREPUSH_UNITS) & ~(size_t)63;
