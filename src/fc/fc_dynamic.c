@@ -215,10 +215,16 @@ static void steal_for(fc_state *st, uint32_t s)
      * NULL the victim regains quota at its first monitoring point if it becomes active). */
     if (pv->current <= st->c)
         cred = pv->intended - st->c;
-    /* A victim robbed before with no packet arrived (held or not) and none released since is idle:
-     * it loses its whole dynamic quota, and a request (6.5.4) below makes it return the credits it
-     * still holds, so they reach the active senders at once instead of over several robberies. */
-    if (pv->flags & F_QUIET)
+    /* A victim robbed before with no packet arrived (held or not) and none released since is idle.
+     * When the free pool cannot pay what the robber is still owed (its intended quota above the
+     * credits it was granted), the victim loses its whole dynamic quota, and a request (6.5.4)
+     * below makes it return the credits it still holds, so they reach the active senders at once
+     * instead of over several robberies. While the pool can pay, the victim's credits are not
+     * needed yet: taking them would cost two control packets now and the victim's quota when it
+     * sends again (the senders of an alltoall look quiet between their messages to one receiver;
+     * docs/FLOW_CONTROL.md, section 4.4). */
+    uint32_t owed = ps->intended > ps->current ? ps->intended - ps->current : 0;
+    if ((pv->flags & F_QUIET) && st->available < owed)
         cred = pv->intended - st->c;
     if (cred > pv->intended - st->c)
         cred = pv->intended - st->c; /* never into the static part */

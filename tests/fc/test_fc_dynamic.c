@@ -228,13 +228,15 @@ static uint64_t stream_until_stolen_above(fc_state *st, uint32_t s, uint64_t bef
     return D->counters(st)->credits_stolen;
 }
 
-/* Robs sender 2 (which holds dynamic credits) twice for a busy sender 1; between the two robberies
- * sender 2 has `arrivals` packets arrive as unexpected (on_arrived). Returns sender 2's quota. */
-static uint32_t second_robbery(uint32_t arrivals, uint64_t *requests)
+/* Robs sender 2 (which holds dynamic credits after `events` packets) twice for a busy sender 1;
+ * between the two robberies sender 2 has `arrivals` packets arrive as unexpected (on_arrived).
+ * Returns sender 2's quota. With events = 2 sender 2 holds 8 credits, and at the second robbery
+ * the free pool (5) cannot pay what sender 1 is still owed (13 - 7); with events = 1 it can. */
+static uint32_t second_robbery(uint32_t events, uint32_t arrivals, uint64_t *requests)
 {
     fc_state *st = make(3, 0, 12, 2); /* senders 1, 2: intended 10 each, data region 20 */
     fc_ctrl c;
-    D->on_retrieved(st, 2, 1); /* one event: sender 2 now holds 1 + 4 credits */
+    D->on_retrieved(st, 2, events); /* each of the first C + 1 packets is a threshold event */
     while (D->next_ctrl(st, &c))
         assert_int_equal(c.kind, FC_CTRL_CREDIT);
     uint64_t stolen = stream_until_stolen_above(st, 1, 0);
@@ -251,14 +253,24 @@ static uint32_t second_robbery(uint32_t arrivals, uint64_t *requests)
     return q;
 }
 
-/* A victim robbed before, with no packet arrived or released since, is idle: the second robbery
- * takes its whole dynamic quota and asks for the credits it holds (compulsory request). Without
- * the rule Eq. 6.1 would move only |13 - 7| div 2 = 3 and leave it 4, with no request. */
+/* A victim robbed before, with no packet arrived or released since, is idle: when the free pool
+ * cannot pay what the robber is owed, the second robbery takes its whole dynamic quota and asks
+ * for the credits it holds (compulsory request). Without the rule Eq. 6.1 would move only
+ * |13 - 7| div 2 = 3 and leave it 4, with no request. */
 static void test_quiet_victim_loses_all(void **unused)
 {
     uint64_t req;
-    assert_int_equal(second_robbery(0, &req), 2);
+    assert_int_equal(second_robbery(2, 0, &req), 2);
     assert_int_equal(req, 1);
+}
+
+/* The same quiet victim while the free pool can still pay the robber: Eq. 6.1, no request (its
+ * credits are not needed yet, and an alltoall's senders look quiet between their messages). */
+static void test_quiet_victim_kept_while_pool_pays(void **unused)
+{
+    uint64_t req;
+    assert_int_equal(second_robbery(1, 0, &req), 4);
+    assert_int_equal(req, 0);
 }
 
 /* A packet held unexpected (on_arrived, nothing released) shows the sender is busy: the second
@@ -266,7 +278,7 @@ static void test_quiet_victim_loses_all(void **unused)
 static void test_arrival_keeps_victim_active(void **unused)
 {
     uint64_t req;
-    assert_int_equal(second_robbery(1, &req), 4);
+    assert_int_equal(second_robbery(2, 1, &req), 4);
     assert_int_equal(req, 0);
 }
 
@@ -452,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_holding_victim_eq_6_1),
         cmocka_unit_test(test_low_victim_is_least_recently_active),
         cmocka_unit_test(test_quiet_victim_loses_all),
+        cmocka_unit_test(test_quiet_victim_kept_while_pool_pays),
         cmocka_unit_test(test_arrival_keeps_victim_active),
         cmocka_unit_test(test_arrival_refreshes_low),
     };
