@@ -198,6 +198,13 @@ static inline size_t dt_span(MPI_Datatype dt, size_t count)
 
 /* ---- typed point to point (pt2pt.c); ranks are comm ranks, no argument checks ---- */
 
+/* Argument checks of sends (dest may be PROC_NULL) and receives (source may be ANY_SOURCE or
+ * PROC_NULL, tag ANY_TAG): 0 or the raised error code. */
+int mpi_check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm);
+int mpi_check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src, int tag,
+                   MPI_Comm comm);
+
 int mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               uint32_t ctx, int mode, p2p_req **out);
 int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -234,7 +241,9 @@ void mpi_comm_finalize(void);
 
 /* ---- bsend (bsend.c) ---- */
 
-int mpi_bsend_start(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+/* Copies the message into the attached buffer and sends it from there; errors are raised as fn's. */
+int mpi_bsend_start(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm);
 void mpi_bsend_drain(void);
 
 #endif

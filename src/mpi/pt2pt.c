@@ -34,8 +34,8 @@ static int check_comm_buf(const char *fn, const void *buf, int count, MPI_Dataty
 }
 
 /* Full check of a send's arguments; dest may be PROC_NULL. 0 or the raised error code. */
-static int check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                      int tag, MPI_Comm comm)
+int mpi_check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                   int tag, MPI_Comm comm)
 {
     int rc;
     if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
@@ -50,8 +50,8 @@ static int check_send(const char *fn, const void *buf, int count, MPI_Datatype d
 }
 
 /* Receive side: source may be ANY_SOURCE or PROC_NULL, tag may be ANY_TAG. */
-static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
-                      int tag, MPI_Comm comm)
+int mpi_check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
+                   int tag, MPI_Comm comm)
 {
     int rc;
     if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
@@ -67,7 +67,7 @@ static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype d
 
 static int check_probe(const char *fn, int src, int tag, MPI_Comm comm)
 {
-    return check_recv(fn, NULL, 0, MPI_BYTE, src, tag, comm);
+    return mpi_check_recv(fn, NULL, 0, MPI_BYTE, src, tag, comm);
 }
 
 /* The fast-path predicates: everything valid, a real peer, a dense type. */
@@ -209,7 +209,7 @@ p2p_req *mpi_req_proc_null(MPI_Comm comm)
 static int send_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
                      int tag, MPI_Comm comm, int mode)
 {
-    int rc = check_send(fn, buf, count, dt, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
     p2p_req *r = NULL; /* set by mpi_isend on success; GCC -O3 cannot see that once it inlines it */
@@ -256,10 +256,10 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Bsend";
-    int rc = check_send(fn, buf, count, datatype, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
-    return mpi_bsend_start(buf, count, datatype, dest, tag, comm);
+    return mpi_bsend_start(fn, buf, count, datatype, dest, tag, comm);
 }
 
 /* ---- non-blocking sends ---- */
@@ -272,7 +272,7 @@ static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype d
             return mpi_not_ready(fn);
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
     }
-    int rc = check_send(fn, buf, count, dt, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     p2p_req *r;
@@ -337,11 +337,11 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     static const char fn[] = "MPI_Ibsend";
     if (request == NULL)
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
-    int rc = check_send(fn, buf, count, datatype, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (dest != MPI_PROC_NULL) {
-        rc = mpi_bsend_start(buf, count, datatype, dest, tag, comm);
+        rc = mpi_bsend_start(fn, buf, count, datatype, dest, tag, comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -384,7 +384,7 @@ static void status_proc_null(MPI_Status *st)
 static int recv_slow(const char *fn, void *buf, int count, MPI_Datatype dt, int src, int tag,
                      MPI_Comm comm, MPI_Status *status)
 {
-    int rc = check_recv(fn, buf, count, dt, src, tag, comm);
+    int rc = mpi_check_recv(fn, buf, count, dt, src, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (src == MPI_PROC_NULL) {
@@ -437,7 +437,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
                 return mpi_not_ready(fn);
             return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
         }
-        rc = check_recv(fn, buf, count, datatype, source, tag, comm);
+        rc = mpi_check_recv(fn, buf, count, datatype, source, tag, comm);
         if (rc != MPI_SUCCESS)
             return rc;
         if (source == MPI_PROC_NULL) {
@@ -474,8 +474,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv";
     int rc;
-    if ((rc = check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm)) != MPI_SUCCESS ||
-        (rc = check_recv(fn, recvbuf, recvcount, recvtype, source, recvtag, comm)) != MPI_SUCCESS)
+    if ((rc = mpi_check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm)) !=
+            MPI_SUCCESS ||
+        (rc = mpi_check_recv(fn, recvbuf, recvcount, recvtype, source, recvtag, comm)) !=
+            MPI_SUCCESS)
         return rc;
     p2p_req *rr = NULL, *sr = NULL;
     if (source != MPI_PROC_NULL &&
@@ -510,8 +512,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv_replace";
     int rc;
-    if ((rc = check_send(fn, buf, count, datatype, dest, sendtag, comm)) != MPI_SUCCESS ||
-        (rc = check_recv(fn, buf, count, datatype, source, recvtag, comm)) != MPI_SUCCESS)
+    if ((rc = mpi_check_send(fn, buf, count, datatype, dest, sendtag, comm)) != MPI_SUCCESS ||
+        (rc = mpi_check_recv(fn, buf, count, datatype, source, recvtag, comm)) != MPI_SUCCESS)
         return rc;
     /* The outgoing data is copied aside so the receive may land in buf at once. */
     size_t bytes = (size_t)count * datatype->size;
