@@ -27,6 +27,7 @@ typedef struct credo_datatype *MPI_Datatype;
 typedef struct credo_op *MPI_Op;
 typedef struct credo_errhandler *MPI_Errhandler;
 typedef struct credo_request *MPI_Request;
+typedef struct credo_message *MPI_Message;
 typedef struct credo_info *MPI_Info;
 
 /* The three public fields are the standard's; the credo_ ones are private (used by Get_count,
@@ -55,6 +56,10 @@ extern struct credo_group credo_group_empty;
 #define MPI_GROUP_NULL ((MPI_Group)0)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+/* What a matched probe of MPI_PROC_NULL returns; MPI_Mrecv of it receives nothing at once. */
+extern struct credo_message credo_message_no_proc;
+#define MPI_MESSAGE_NO_PROC (&credo_message_no_proc)
 #define MPI_INFO_NULL ((MPI_Info)0)
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
 #define MPI_OP_NULL ((MPI_Op)0)
@@ -313,6 +318,13 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
 int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
@@ -520,6 +532,13 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status);
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status);
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request);
 int PMPI_Buffer_attach(void *buffer, int size);
 int PMPI_Buffer_detach(void *buffer_addr, int *size);
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);

@@ -20,6 +20,7 @@
 #define DT_MAGIC 0x44747970u
 #define OP_MAGIC 0x4f705f5fu
 #define ERRH_MAGIC 0x45727248u
+#define MSG_MAGIC 0x4d736721u
 #define DEAD_MAGIC 0xdeadbeefu
 
 /* p2p accepts any non-negative int tag. */
@@ -150,6 +151,14 @@ enum {
 #define REQ_BIND(r, comm) ((r)->upper = (comm), (comm)->refcount++)
 #define REQ_FLAGS(r) ((uint32_t)(r)->upper_data[0])
 
+/* An MPI_Message: a message matched by MPI_Mprobe/Improbe and taken out of matching, waiting for
+ * MPI_Mrecv/Imrecv. Holds a reference on comm (for the status' ranks and the error handler). */
+struct credo_message {
+    uint32_t magic;        /* MSG_MAGIC; DEAD_MAGIC once received */
+    MPI_Comm comm;         /* NULL for MPI_MESSAGE_NO_PROC */
+    p2p_msg *msg;
+};
+
 static inline int comm_ok(MPI_Comm c)
 {
     return likely(c != NULL) && likely(c->magic == COMM_MAGIC);
@@ -213,6 +222,8 @@ int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
 void mpi_req_packed_hook(p2p_req *r);
 /* A request that is already complete with PROC_NULL status. */
 p2p_req *mpi_req_proc_null(MPI_Comm comm);
+/* Receives a probed message into count elements of dt (comm: the message's). */
+int mpi_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Comm comm, p2p_msg *msg, p2p_req **out);
 
 /* ---- requests (request.c) ---- */
 
