@@ -325,6 +325,16 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
               MPI_Status *status);
 int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Request *request);
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request);
 int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
@@ -349,6 +359,8 @@ int MPI_Request_free(MPI_Request *request);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Cancel(MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request array_of_requests[]);
 
 /* ---- datatypes -------------------------------------------------------------------------------- */
 
@@ -539,6 +551,16 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
                MPI_Status *status);
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request);
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request);
 int PMPI_Buffer_attach(void *buffer, int size);
 int PMPI_Buffer_detach(void *buffer_addr, int *size);
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
@@ -560,6 +582,8 @@ int PMPI_Request_free(MPI_Request *request);
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int PMPI_Cancel(MPI_Request *request);
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+int PMPI_Start(MPI_Request *request);
+int PMPI_Startall(int count, MPI_Request array_of_requests[]);
 int PMPI_Type_size(MPI_Datatype datatype, int *size);
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);

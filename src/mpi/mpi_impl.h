@@ -139,11 +139,16 @@ struct credo_op {
  * upper_data[0]  REQ_F_* flags | (uint64_t)count << 32
  * upper_data[1]  MPI_Datatype (packed requests only)
  * upper_data[2]  user buffer (packed receives)
- * upper_data[3]  temporary pack buffer (packed requests) */
+ * upper_data[3]  temporary pack buffer (packed requests)
+ * A persistent request (persist.c) is a generic request whose upper_data[1] is its struct
+ * mpi_persist; each MPI_Start runs one operation under it. While inactive it is complete (done
+ * = 1) with REQ_F_INACTIVE set, and the wait/test family treats it like MPI_REQUEST_NULL. */
 enum {
     REQ_F_PROC_NULL = 1,   /* completed at once; status says PROC_NULL */
     REQ_F_PACKED = 2,      /* owns a temporary buffer (and a datatype reference) */
-    REQ_F_RECV = 4
+    REQ_F_RECV = 4,
+    REQ_F_PERSIST = 8,     /* persistent: finishing it makes it inactive, never frees it */
+    REQ_F_INACTIVE = 16    /* persistent and not started (or finished since) */
 };
 
 #define REQ_COMM(r) ((MPI_Comm)(r)->upper)
@@ -233,6 +238,13 @@ int mpi_req_finish(p2p_req *r, MPI_Status *st);
 /* Waits for and finishes a request, communicator reference included; returns its MPI error code. */
 int mpi_req_wait(p2p_req *r, MPI_Status *st);
 void mpi_status_empty(MPI_Status *st);
+
+/* ---- persistent requests (persist.c) ---- */
+
+/* MPI_Request_free of a persistent request; it is released when its running operation ends. */
+void mpi_persist_free(p2p_req *r);
+/* MPI_Cancel of a persistent request: cancels its running receive, if any. */
+void mpi_persist_cancel(p2p_req *r);
 
 /* ---- collectives (collective.c), used internally by comm.c and MPI_Finalize ---- */
 

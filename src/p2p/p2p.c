@@ -107,6 +107,14 @@ void p2p_req_complete(p2p_req *req)
     req_complete((preq *)req);
 }
 
+void p2p_req_rearm(p2p_req *req)
+{
+    preq *r = (preq *)req;
+    r->state = 0;
+    memset(&r->pub.status, 0, sizeof r->pub.status);
+    r->pub.done = 0;
+}
+
 void p2p_req_free(p2p_req *req)
 {
     preq *r = (preq *)req;

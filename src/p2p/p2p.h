@@ -76,6 +76,9 @@ int p2p_cancel(p2p_req *req);
 /* A request completed by an upper layer (non-blocking collectives, generalized requests). */
 p2p_req *p2p_req_generic(void);
 void p2p_req_complete(p2p_req *req);
+/* Makes a completed generic request pending again (done = 0, status cleared), so the upper layer
+ * can complete it once more: MPI's persistent requests keep one handle over many operations. */
+void p2p_req_rearm(p2p_req *req);
 /* Releases a request. A still-pending request is released when it completes (MPI_Request_free). */
 void p2p_req_free(p2p_req *req);
 
