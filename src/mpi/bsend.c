@@ -76,9 +76,9 @@ static size_t bytes_free(void)
     return (size_t)(bs.end - bs.base) - used;
 }
 
-int mpi_bsend_start(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+int mpi_bsend_start(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm)
 {
-    static const char fn[] = "MPI_Bsend";
     size_t bytes = (size_t)count * dt->size;
     if (bs.base == NULL)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "no buffer attached (see MPI_Buffer_attach)");

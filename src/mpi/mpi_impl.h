@@ -20,6 +20,7 @@
 #define DT_MAGIC 0x44747970u
 #define OP_MAGIC 0x4f705f5fu
 #define ERRH_MAGIC 0x45727248u
+#define MSG_MAGIC 0x4d736721u
 #define DEAD_MAGIC 0xdeadbeefu
 
 /* p2p accepts any non-negative int tag. */
@@ -138,17 +139,30 @@ struct credo_op {
  * upper_data[0]  REQ_F_* flags | (uint64_t)count << 32
  * upper_data[1]  MPI_Datatype (packed requests only)
  * upper_data[2]  user buffer (packed receives)
- * upper_data[3]  temporary pack buffer (packed requests) */
+ * upper_data[3]  temporary pack buffer (packed requests)
+ * A persistent request (persist.c) is a generic request whose upper_data[1] is its struct
+ * mpi_persist; each MPI_Start runs one operation under it. While inactive it is complete (done
+ * = 1) with REQ_F_INACTIVE set, and the wait/test family treats it like MPI_REQUEST_NULL. */
 enum {
     REQ_F_PROC_NULL = 1,   /* completed at once; status says PROC_NULL */
     REQ_F_PACKED = 2,      /* owns a temporary buffer (and a datatype reference) */
-    REQ_F_RECV = 4
+    REQ_F_RECV = 4,
+    REQ_F_PERSIST = 8,     /* persistent: finishing it makes it inactive, never frees it */
+    REQ_F_INACTIVE = 16    /* persistent and not started (or finished since) */
 };
 
 #define REQ_COMM(r) ((MPI_Comm)(r)->upper)
 /* Ties a request to its communicator; mpi_comm_release undoes it when the request is finished. */
 #define REQ_BIND(r, comm) ((r)->upper = (comm), (comm)->refcount++)
 #define REQ_FLAGS(r) ((uint32_t)(r)->upper_data[0])
+
+/* An MPI_Message: a message matched by MPI_Mprobe/Improbe and taken out of matching, waiting for
+ * MPI_Mrecv/Imrecv. Holds a reference on comm (for the status' ranks and the error handler). */
+struct credo_message {
+    uint32_t magic;        /* MSG_MAGIC; DEAD_MAGIC once received */
+    MPI_Comm comm;         /* NULL for MPI_MESSAGE_NO_PROC */
+    p2p_msg *msg;
+};
 
 static inline int comm_ok(MPI_Comm c)
 {
@@ -198,6 +212,13 @@ static inline size_t dt_span(MPI_Datatype dt, size_t count)
 
 /* ---- typed point to point (pt2pt.c); ranks are comm ranks, no argument checks ---- */
 
+/* Argument checks of sends (dest may be PROC_NULL) and receives (source may be ANY_SOURCE or
+ * PROC_NULL, tag ANY_TAG): 0 or the raised error code. */
+int mpi_check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm);
+int mpi_check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src, int tag,
+                   MPI_Comm comm);
+
 int mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               uint32_t ctx, int mode, p2p_req **out);
 int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -206,6 +227,8 @@ int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
 void mpi_req_packed_hook(p2p_req *r);
 /* A request that is already complete with PROC_NULL status. */
 p2p_req *mpi_req_proc_null(MPI_Comm comm);
+/* Receives a probed message into count elements of dt (comm: the message's). */
+int mpi_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Comm comm, p2p_msg *msg, p2p_req **out);
 
 /* ---- requests (request.c) ---- */
 
@@ -215,6 +238,13 @@ int mpi_req_finish(p2p_req *r, MPI_Status *st);
 /* Waits for and finishes a request, communicator reference included; returns its MPI error code. */
 int mpi_req_wait(p2p_req *r, MPI_Status *st);
 void mpi_status_empty(MPI_Status *st);
+
+/* ---- persistent requests (persist.c) ---- */
+
+/* MPI_Request_free of a persistent request; it is released when its running operation ends. */
+void mpi_persist_free(p2p_req *r);
+/* MPI_Cancel of a persistent request: cancels its running receive, if any. */
+void mpi_persist_cancel(p2p_req *r);
 
 /* ---- collectives (collective.c), used internally by comm.c and MPI_Finalize ---- */
 
@@ -234,7 +264,9 @@ void mpi_comm_finalize(void);
 
 /* ---- bsend (bsend.c) ---- */
 
-int mpi_bsend_start(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+/* Copies the message into the attached buffer and sends it from there; errors are raised as fn's. */
+int mpi_bsend_start(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm);
 void mpi_bsend_drain(void);
 
 #endif

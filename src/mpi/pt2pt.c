@@ -34,8 +34,8 @@ static int check_comm_buf(const char *fn, const void *buf, int count, MPI_Dataty
 }
 
 /* Full check of a send's arguments; dest may be PROC_NULL. 0 or the raised error code. */
-static int check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                      int tag, MPI_Comm comm)
+int mpi_check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                   int tag, MPI_Comm comm)
 {
     int rc;
     if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
@@ -50,8 +50,8 @@ static int check_send(const char *fn, const void *buf, int count, MPI_Datatype d
 }
 
 /* Receive side: source may be ANY_SOURCE or PROC_NULL, tag may be ANY_TAG. */
-static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
-                      int tag, MPI_Comm comm)
+int mpi_check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
+                   int tag, MPI_Comm comm)
 {
     int rc;
     if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
@@ -67,7 +67,7 @@ static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype d
 
 static int check_probe(const char *fn, int src, int tag, MPI_Comm comm)
 {
-    return check_recv(fn, NULL, 0, MPI_BYTE, src, tag, comm);
+    return mpi_check_recv(fn, NULL, 0, MPI_BYTE, src, tag, comm);
 }
 
 /* The fast-path predicates: everything valid, a real peer, a dense type. */
@@ -191,6 +191,34 @@ int mpi_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     return MPI_SUCCESS;
 }
 
+int mpi_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Comm comm, p2p_msg *msg, p2p_req **out)
+{
+    size_t bytes = (size_t)count * dt->size;
+    int rc;
+    p2p_req *r;
+    if ((dt->flags & DT_F_DENSE) || bytes == 0) {
+        rc = p2p_imrecv(msg, BUF_AT(buf, (dt->flags & DT_F_DENSE) ? dt->lb : 0), bytes, &r);
+        if (rc != P2P_OK)
+            return mpi_err_of_p2p(rc);
+        REQ_BIND(r, comm);
+        r->upper_data[0] = REQ_F_RECV;
+        r->on_complete = NULL;
+        *out = r;
+        return MPI_SUCCESS;
+    }
+    void *tmp = malloc(bytes);
+    if (tmp == NULL)
+        return MPI_ERR_NO_MEM;
+    rc = p2p_imrecv(msg, tmp, bytes, &r);
+    if (rc != P2P_OK) {
+        free(tmp);
+        return mpi_err_of_p2p(rc);
+    }
+    attach_packed(r, comm, REQ_F_RECV, count, dt, buf, tmp);
+    *out = r;
+    return MPI_SUCCESS;
+}
+
 p2p_req *mpi_req_proc_null(MPI_Comm comm)
 {
     p2p_req *r = p2p_req_generic();
@@ -209,7 +237,7 @@ p2p_req *mpi_req_proc_null(MPI_Comm comm)
 static int send_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
                      int tag, MPI_Comm comm, int mode)
 {
-    int rc = check_send(fn, buf, count, dt, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
     p2p_req *r = NULL; /* set by mpi_isend on success; GCC -O3 cannot see that once it inlines it */
@@ -256,10 +284,10 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Bsend";
-    int rc = check_send(fn, buf, count, datatype, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
-    return mpi_bsend_start(buf, count, datatype, dest, tag, comm);
+    return mpi_bsend_start(fn, buf, count, datatype, dest, tag, comm);
 }
 
 /* ---- non-blocking sends ---- */
@@ -272,7 +300,7 @@ static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype d
             return mpi_not_ready(fn);
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
     }
-    int rc = check_send(fn, buf, count, dt, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     p2p_req *r;
@@ -337,11 +365,11 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     static const char fn[] = "MPI_Ibsend";
     if (request == NULL)
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
-    int rc = check_send(fn, buf, count, datatype, dest, tag, comm);
+    int rc = mpi_check_send(fn, buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (dest != MPI_PROC_NULL) {
-        rc = mpi_bsend_start(buf, count, datatype, dest, tag, comm);
+        rc = mpi_bsend_start(fn, buf, count, datatype, dest, tag, comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -384,7 +412,7 @@ static void status_proc_null(MPI_Status *st)
 static int recv_slow(const char *fn, void *buf, int count, MPI_Datatype dt, int src, int tag,
                      MPI_Comm comm, MPI_Status *status)
 {
-    int rc = check_recv(fn, buf, count, dt, src, tag, comm);
+    int rc = mpi_check_recv(fn, buf, count, dt, src, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (src == MPI_PROC_NULL) {
@@ -437,7 +465,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
                 return mpi_not_ready(fn);
             return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
         }
-        rc = check_recv(fn, buf, count, datatype, source, tag, comm);
+        rc = mpi_check_recv(fn, buf, count, datatype, source, tag, comm);
         if (rc != MPI_SUCCESS)
             return rc;
         if (source == MPI_PROC_NULL) {
@@ -474,8 +502,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv";
     int rc;
-    if ((rc = check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm)) != MPI_SUCCESS ||
-        (rc = check_recv(fn, recvbuf, recvcount, recvtype, source, recvtag, comm)) != MPI_SUCCESS)
+    if ((rc = mpi_check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm)) !=
+            MPI_SUCCESS ||
+        (rc = mpi_check_recv(fn, recvbuf, recvcount, recvtype, source, recvtag, comm)) !=
+            MPI_SUCCESS)
         return rc;
     p2p_req *rr = NULL, *sr = NULL;
     if (source != MPI_PROC_NULL &&
@@ -510,8 +540,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv_replace";
     int rc;
-    if ((rc = check_send(fn, buf, count, datatype, dest, sendtag, comm)) != MPI_SUCCESS ||
-        (rc = check_recv(fn, buf, count, datatype, source, recvtag, comm)) != MPI_SUCCESS)
+    if ((rc = mpi_check_send(fn, buf, count, datatype, dest, sendtag, comm)) != MPI_SUCCESS ||
+        (rc = mpi_check_recv(fn, buf, count, datatype, source, recvtag, comm)) != MPI_SUCCESS)
         return rc;
     /* The outgoing data is copied aside so the receive may land in buf at once. */
     size_t bytes = (size_t)count * datatype->size;
@@ -614,6 +644,176 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
+/* ---- matched probe ---- */
+
+/* MPI_MESSAGE_NO_PROC is a valid handle of no communicator: receiving it receives nothing. */
+struct credo_message credo_message_no_proc = {MSG_MAGIC, NULL, NULL};
+
+/* The handle of the next match, allocated before probing: once p2p has taken a message out of
+ * matching it must not be lost to a failed malloc. Mrecv/Imrecv give their handle back here. */
+static struct credo_message *msg_spare;
+
+static int mprobe_check(const char *fn, int source, int tag, MPI_Comm comm, MPI_Message *message)
+{
+    int rc = check_probe(fn, source, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (message == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "message is NULL");
+    if (msg_spare == NULL && (msg_spare = malloc(sizeof *msg_spare)) == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+/* One matched probe; a match takes the spare handle, which then holds a reference on comm. */
+static int mprobe_once(const char *fn, int jsrc, int tag, MPI_Comm comm, int *flag,
+                       MPI_Message *message, MPI_Status *status)
+{
+    p2p_status ps;
+    p2p_msg *pm;
+    int rc = p2p_improbe(jsrc, tag, comm->ctx, flag, &ps, &pm);
+    if (rc != P2P_OK)
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
+    if (*flag) {
+        struct credo_message *m = msg_spare;
+        msg_spare = NULL;
+        m->magic = MSG_MAGIC;
+        m->comm = comm;
+        m->msg = pm;
+        comm->refcount++;
+        *message = m;
+        fill_probe_status(comm, &ps, status);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Improbe";
+    int rc = mprobe_check(fn, source, tag, comm, message);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (flag == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "flag is NULL");
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
+    return mprobe_once(fn, jsrc, tag, comm, flag, message, status); /* progresses if no match */
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Mprobe";
+    int rc = mprobe_check(fn, source, tag, comm, message);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        *message = MPI_MESSAGE_NO_PROC;
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
+    p2p_waiter w = P2P_WAITER_INIT;
+    int flag = 0;
+    for (;;) {
+        rc = mprobe_once(fn, jsrc, tag, comm, &flag, message, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        p2p_wait_step(&w);
+    }
+}
+
+/* What Mrecv and Imrecv check: a live message handle, then the buffer (on the message's comm). */
+static int mrecv_check(const char *fn, void *buf, int count, MPI_Datatype dt, MPI_Message *message)
+{
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (message == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "message is NULL");
+    MPI_Message m = *message;
+    if (m == MPI_MESSAGE_NULL || m->magic != MSG_MAGIC)
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid message handle%s",
+                         m == MPI_MESSAGE_NULL ? " (MPI_MESSAGE_NULL)" : "");
+    return mpi_check_buf(m->comm, fn, buf, count, dt);
+}
+
+/* Starts the receive of *message and retires the handle; the caller still holds the message's
+ * communicator reference (for reporting). */
+static int mrecv_start(const char *fn, void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+                       p2p_req **out)
+{
+    struct credo_message *m = *message;
+    int rc = mpi_imrecv(buf, count, dt, m->comm, m->msg, out);
+    if (rc != MPI_SUCCESS) /* nothing was taken: the message stays the caller's */
+        return mpi_error(m->comm, rc, fn, "receive failed");
+    *message = MPI_MESSAGE_NULL;
+    m->magic = DEAD_MAGIC;
+    if (msg_spare == NULL)
+        msg_spare = m;
+    else
+        free(m);
+    return MPI_SUCCESS;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Mrecv";
+    int rc = mrecv_check(fn, buf, count, datatype, message);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        *message = MPI_MESSAGE_NULL;
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = (*message)->comm;
+    p2p_req *r;
+    if ((rc = mrecv_start(fn, buf, count, datatype, message, &r)) != MPI_SUCCESS)
+        return rc;
+    rc = mpi_req_wait(r, status);
+    if (rc != MPI_SUCCESS)
+        rc = mpi_error(comm, rc, fn, "%s", recv_failure(rc));
+    mpi_comm_release(comm); /* the message's reference */
+    return rc;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Imrecv";
+    int rc = mrecv_check(fn, buf, count, datatype, message);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm comm = (*message)->comm;
+    if (request == NULL)
+        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+    p2p_req *r;
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        /* No communicator to tie the request to: MPI_COMM_SELF, which is never freed. */
+        r = mpi_req_proc_null(MPI_COMM_SELF);
+        if (r == NULL)
+            return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of requests");
+        *message = MPI_MESSAGE_NULL;
+        *request = (MPI_Request)r;
+        return MPI_SUCCESS;
+    }
+    if ((rc = mrecv_start(fn, buf, count, datatype, message, &r)) != MPI_SUCCESS)
+        return rc;
+    *request = (MPI_Request)r;
+    mpi_comm_release(comm); /* the message's reference; the request holds its own */
+    return MPI_SUCCESS;
+}
+
 CREDO_PMPI(MPI_Send)
 CREDO_PMPI(MPI_Ssend)
 CREDO_PMPI(MPI_Rsend)
@@ -628,3 +828,7 @@ CREDO_PMPI(MPI_Sendrecv)
 CREDO_PMPI(MPI_Sendrecv_replace)
 CREDO_PMPI(MPI_Iprobe)
 CREDO_PMPI(MPI_Probe)
+CREDO_PMPI(MPI_Improbe)
+CREDO_PMPI(MPI_Mprobe)
+CREDO_PMPI(MPI_Mrecv)
+CREDO_PMPI(MPI_Imrecv)

@@ -1,5 +1,6 @@
 /* src/mpi/request.c — the wait/test family, request free, cancel and status helpers. An MPI_Request
- * is a p2p_req; completion fills the MPI_Status and returns the request to p2p. */
+ * is a p2p_req; completion fills the MPI_Status and returns the request to p2p (persistent requests
+ * stay: they become inactive, and inactive ones count as MPI_REQUEST_NULL here). */
 #include <string.h>
 
 #include "core/core.h"
@@ -53,6 +54,29 @@ int mpi_req_finish(p2p_req *r, MPI_Status *st)
     return err;
 }
 
+/* A persistent request that is not active: treated like MPI_REQUEST_NULL (empty status). Only
+ * persistent requests carry the flag, so this is the only test other requests pay. */
+static inline int req_inactive(const p2p_req *r)
+{
+    return unlikely(REQ_FLAGS(r) & REQ_F_INACTIVE);
+}
+
+/* Finishes the completed request *rp into st: a persistent one becomes inactive and keeps its
+ * handle, any other is released and *rp set to MPI_REQUEST_NULL. Either way the caller then gives
+ * back the operation's communicator reference. */
+static inline int finish_req(MPI_Request *rp, MPI_Status *st)
+{
+    p2p_req *r = AS_P2P(*rp);
+    if (unlikely(REQ_FLAGS(r) & REQ_F_PERSIST)) {
+        int rc = req_status(r, st);
+        r->upper_data[0] |= REQ_F_INACTIVE;
+        return rc;
+    }
+    int rc = mpi_req_finish(r, st);
+    *rp = MPI_REQUEST_NULL;
+    return rc;
+}
+
 int mpi_req_wait(p2p_req *r, MPI_Status *st)
 {
     MPI_Comm comm = REQ_COMM(r);
@@ -79,15 +103,14 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (unlikely(request == NULL))
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "request is NULL");
     p2p_req *r = AS_P2P(*request);
-    if (r == NULL) {
+    if (r == NULL || req_inactive(r)) {
         mpi_status_empty(status);
         return MPI_SUCCESS;
     }
     MPI_Comm comm = REQ_COMM(r);
     if (!r->done)
         p2p_wait(r);
-    int rc = mpi_req_finish(r, status);
-    *request = MPI_REQUEST_NULL;
+    int rc = finish_req(request, status);
     if (unlikely(rc != MPI_SUCCESS))
         rc = req_error(comm, rc, fn);
     mpi_comm_release(comm);
@@ -104,7 +127,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return mpi_error(NULL, request == NULL ? MPI_ERR_REQUEST : MPI_ERR_ARG, fn,
                          "%s is NULL", request == NULL ? "request" : "flag");
     p2p_req *r = AS_P2P(*request);
-    if (r == NULL) {
+    if (r == NULL || req_inactive(r)) {
         *flag = 1;
         mpi_status_empty(status);
         return MPI_SUCCESS;
@@ -118,8 +141,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     }
     MPI_Comm comm = REQ_COMM(r);
     *flag = 1;
-    int rc = mpi_req_finish(r, status);
-    *request = MPI_REQUEST_NULL;
+    int rc = finish_req(request, status);
     if (unlikely(rc != MPI_SUCCESS))
         rc = req_error(comm, rc, fn);
     mpi_comm_release(comm);
@@ -140,9 +162,7 @@ static int check_array(const char *fn, int count, const MPI_Request *reqs)
 /* Finishes requests[i] into statuses (may be NULL); returns its error code. */
 static int finish_at(MPI_Request reqs[], int i, MPI_Status *st)
 {
-    int rc = mpi_req_finish(AS_P2P(reqs[i]), st);
-    reqs[i] = MPI_REQUEST_NULL;
-    return rc;
+    return finish_req(&reqs[i], st);
 }
 
 /* Completes every request already done in reqs (all of them when `all`): the common end of the
@@ -153,7 +173,7 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
     MPI_Comm fail_comm = NULL;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[i];
-        if (reqs[i] == MPI_REQUEST_NULL) {
+        if (reqs[i] == MPI_REQUEST_NULL || req_inactive(AS_P2P(reqs[i]))) {
             mpi_status_empty(st);
             continue;
         }
@@ -221,8 +241,11 @@ static int find_done(int count, MPI_Request reqs[])
         p2p_req *r = AS_P2P(reqs[i]);
         if (r == NULL)
             continue;
-        if (r->done)
+        if (r->done) {
+            if (req_inactive(r))
+                continue;
             return i;
+        }
         active = 1;
     }
     return active ? -1 : MPI_UNDEFINED;
@@ -297,7 +320,7 @@ static int some_finish(const char *fn, int incount, MPI_Request reqs[], int *out
     MPI_Comm fail_comm = NULL;
     for (int i = 0; i < incount; i++) {
         p2p_req *r = AS_P2P(reqs[i]);
-        if (r == NULL)
+        if (r == NULL || req_inactive(r))
             continue;
         active = 1;
         if (!r->done)
@@ -362,6 +385,11 @@ int MPI_Request_free(MPI_Request *request)
         return mpi_not_ready(fn);
     if (request == NULL || *request == MPI_REQUEST_NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    if (REQ_FLAGS(AS_P2P(*request)) & REQ_F_PERSIST) {
+        mpi_persist_free(AS_P2P(*request));
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     /* p2p keeps a pending request until it completes; its hook still unpacks and frees. Nobody
      * reads its status any more, so the communicator reference goes now. */
     MPI_Comm comm = REQ_COMM(AS_P2P(*request));
@@ -380,7 +408,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (flag == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
     p2p_req *r = AS_P2P(request);
-    if (r == NULL) {
+    if (r == NULL || req_inactive(r)) {
         *flag = 1;
         mpi_status_empty(status);
         return MPI_SUCCESS;
@@ -405,6 +433,10 @@ int MPI_Cancel(MPI_Request *request)
     if (request == NULL || *request == MPI_REQUEST_NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
     p2p_req *r = AS_P2P(*request);
+    if (REQ_FLAGS(r) & REQ_F_PERSIST) {
+        mpi_persist_cancel(r);
+        return MPI_SUCCESS;
+    }
     /* Sends are not cancellable in credo: the request completes normally and Test_cancelled
      * reports false. Completed requests are left alone. */
     if (!r->done && r->kind == P2P_REQ_RECV && p2p_cancel(r) == 1)

@@ -107,6 +107,14 @@ void p2p_req_complete(p2p_req *req)
     req_complete((preq *)req);
 }
 
+void p2p_req_rearm(p2p_req *req)
+{
+    preq *r = (preq *)req;
+    r->state = 0;
+    memset(&r->pub.status, 0, sizeof r->pub.status);
+    r->pub.done = 0;
+}
+
 void p2p_req_free(p2p_req *req)
 {
     preq *r = (preq *)req;
@@ -861,6 +869,7 @@ static void on_eager(int src, uint64_t idx, uint32_t ns)
     u->tag = mh.tag;
     u->ctx = mh.ctx;
     u->kind = UEXP_EAGER;
+    u->probed = 0;
     u->held = ns;
     u->len = mh.len;
     u->received = chunk;
@@ -895,8 +904,12 @@ static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
         uexp *u = a->ue;
         mbox_get_bytes(mb, idx, CONT_OFF, u->data + u->received, chunk);
         u->received += chunk;
-        u->held += ns;
-        held_add(src, ns, 0);
+        if (__builtin_expect(u->probed, 0)) {
+            fc_release(src, ns); /* matched by a probe: like chunks of a matched receive */
+        } else {
+            u->held += ns;
+            held_add(src, ns, 0);
+        }
         a->remaining -= chunk;
         if (a->remaining == 0)
             a->ue = NULL;
@@ -930,6 +943,7 @@ static void on_rts(int src, uint64_t idx)
     u->tag = mh.tag;
     u->ctx = mh.ctx;
     u->kind = UEXP_RTS;
+    u->probed = 0;
     u->held = 1;
     u->len = (size_t)rd.len;
     u->received = 0;
@@ -1103,6 +1117,7 @@ static int send_self(preq *s)
     u->tag = s->tag;
     u->ctx = s->ctx;
     u->kind = UEXP_SELF;
+    u->probed = 0;
     u->held = 0;
     u->len = s->len;
     u->received = s->len;
@@ -1181,15 +1196,17 @@ int p2p_isend_batchable(const void *buf, size_t bytes, int dest, int tag, uint32
     return isend_impl(buf, bytes, dest, tag, ctx, mode, 1, out);
 }
 
-/* Takes over an unexpected message for receive r. */
-static void uexp_deliver(preq *r, uexp *u)
+/* Takes over an unexpected message for receive r. `unheld`: a probed message, whose slots and bytes
+ * uexp_unhold already gave back (a constant at both call sites, so receives pay nothing for it). */
+static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, int unheld)
 {
     int src = u->src;
     switch (u->kind) {
     case UEXP_EAGER: {
         copy_bytes(r->buf, u->data, clip(r, 0, u->received));
-        uint32_t held = u->held;
-        held_sub(src, held, u->len);
+        uint32_t held = unheld ? 0 : u->held;
+        if (!unheld)
+            held_sub(src, held, u->len);
         if (u->received == u->len) {
             recv_finish(r, src, u->tag, u->len);
         } else { /* the rest still streams in: later chunks go straight to the user buffer */
@@ -1207,8 +1224,9 @@ static void uexp_deliver(preq *r, uexp *u)
         return;
     }
     case UEXP_RTS: {
-        uint32_t held = u->held;
-        held_sub(src, held, 0);
+        uint32_t held = unheld ? 0 : u->held;
+        if (!unheld)
+            held_sub(src, held, 0);
         if (held)
             fc_release(src, held);
         rndv_pull(r, src, u->tag, u->raddr, u->len, u->sreq);
@@ -1223,12 +1241,18 @@ static void uexp_deliver(preq *r, uexp *u)
             req_complete(s);
         } else {
             copy_bytes(r->buf, u->data, clip(r, 0, u->len));
-            held_sub(src, 0, u->len);
+            if (!unheld)
+                held_sub(src, 0, u->len);
         }
         recv_finish(r, src, u->tag, u->len);
         free(u);
         return;
     }
+}
+
+static void uexp_deliver(preq *r, uexp *u)
+{
+    uexp_take(r, u, 0);
 }
 
 int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req **out)
@@ -1270,6 +1294,67 @@ int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
         st->cancelled = 0;
         st->bytes = u->len;
     }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Matched probe. The probe is the match: the message leaves its source's queue, and the slots it
+ * holds go back to the sender at once, as for a matched receive (a probed message cannot be
+ * spilled, and the receive that will take it may come late). Chunks of a long eager message that
+ * are still on their way keep filling the entry (the per-source reassembly points at it) and are
+ * released as they come; p2p_imrecv then hands the entry to a request exactly as a receive that
+ * matched it in the queue would take it. */
+
+/* Gives back what an unexpected message holds: its slots (credits) and its buffered bytes. */
+static void uexp_unhold(uexp *u)
+{
+    uint32_t held = u->held;
+    size_t bytes = u->kind == UEXP_EAGER || (u->kind == UEXP_SELF && !u->self_send) ? u->len : 0;
+    held_sub(u->src, held, bytes);
+    u->held = 0;
+    u->probed = 1;
+    if (held)
+        fc_release(u->src, held);
+}
+
+int p2p_improbe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st, p2p_msg **msg)
+{
+    stage_settle();
+    uexp *u = uexp_find(src, tag, ctx, 1);
+    if (!u) {
+        p2p_progress();
+        u = uexp_find(src, tag, ctx, 1);
+    }
+    *flag = u != NULL;
+    P.probe_src = u ? -2 : src;
+    if (!u)
+        return 0;
+    uexp_unhold(u);
+    if (st) {
+        st->source = u->src;
+        st->tag = u->tag;
+        st->error = 0;
+        st->cancelled = 0;
+        st->bytes = u->len;
+    }
+    *msg = (p2p_msg *)u;
+    return 0;
+}
+
+int p2p_imrecv(p2p_msg *msg, void *buf, size_t bytes, p2p_req **out)
+{
+    stage_settle();
+    uexp *u = (uexp *)msg;
+    preq *r = req_alloc(P2P_REQ_RECV);
+    if (!r)
+        return P2P_ERR_NOMEM;
+    r->buf = buf;
+    r->len = bytes;
+    r->peer = u->src;
+    r->tag = u->tag;
+    r->ctx = u->ctx;
+    *out = &r->pub;
+    uexp_take(r, u, 1);
     return 0;
 }
 

@@ -61,6 +61,14 @@ int p2p_isend_batchable(const void *buf, size_t bytes, int dest, int tag, uint32
 int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req **out);
 /* Non-blocking probe: *flag = 1 and *st filled (bytes = message size) if a match is waiting. */
 int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st);
+/* Matched probe (MPI_Improbe): like p2p_iprobe, but a matching message is taken out of matching at
+ * once, so no later receive or probe can match it, and *msg receives it; only p2p_imrecv may then
+ * receive it, whatever state it is in (still arriving, a rendezvous request, a self send). */
+typedef struct p2p_msg p2p_msg;
+int p2p_improbe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st, p2p_msg **msg);
+/* Receives a message taken by p2p_improbe into buf: a request that completes as p2p_irecv's would
+ * (truncation included). Consumes msg unless it fails (P2P_ERR_NOMEM: msg is still the caller's). */
+int p2p_imrecv(p2p_msg *msg, void *buf, size_t bytes, p2p_req **out);
 /* Cancels a pending receive: returns 1 if it was cancelled (status.cancelled set, req done),
  * 0 if it had already matched (it will complete normally). Sends cannot be cancelled: returns 0. */
 int p2p_cancel(p2p_req *req);
@@ -68,6 +76,9 @@ int p2p_cancel(p2p_req *req);
 /* A request completed by an upper layer (non-blocking collectives, generalized requests). */
 p2p_req *p2p_req_generic(void);
 void p2p_req_complete(p2p_req *req);
+/* Makes a completed generic request pending again (done = 0, status cleared), so the upper layer
+ * can complete it once more: MPI's persistent requests keep one handle over many operations. */
+void p2p_req_rearm(p2p_req *req);
 /* Releases a request. A still-pending request is released when it completes (MPI_Request_free). */
 void p2p_req_free(p2p_req *req);
 

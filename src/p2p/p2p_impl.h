@@ -52,6 +52,7 @@ typedef struct uexp {
     int tag;
     uint32_t ctx;
     uint8_t kind;
+    uint8_t probed;      /* taken by p2p_improbe: out of the queue, held nothing, owned by a p2p_msg */
     uint32_t held;       /* mailbox slots charged to this message until it is matched */
     size_t len;          /* message length */
     size_t received;     /* eager: bytes arrived so far */

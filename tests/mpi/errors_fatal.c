@@ -1,5 +1,6 @@
-/* tests/mpi/errors_fatal.c — the default error handler: an invalid rank in MPI_Send must abort the
- * whole job. Run through expect_fatal.sh, which checks the exit code and the error message. */
+/* tests/mpi/errors_fatal.c — the default error handler: an invalid rank in MPI_Send (or, with the
+ * argument "start", MPI_Start of an active persistent request) must abort the whole job. Run
+ * through expect_fatal.sh, which checks the exit code and the error message. */
 #include "testutil.h"
 
 /* Rank 1 (rank 0 when alone) makes the bad call; the others wait in a barrier that can only end
@@ -10,6 +11,18 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int culprit = size > 1 ? 1 : 0;
+    if (rank == culprit && argc > 1 && strcmp(argv[1], "start") == 0) {
+        int v = 0;
+        MPI_Request rq;
+        MPI_Recv_init(&v, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &rq);
+        MPI_Start(&rq);
+        printf("rank %d: starting an active persistent request with MPI_ERRORS_ARE_FATAL\n", rank);
+        fflush(stdout);
+        int rc = MPI_Start(&rq);
+        printf("NOT FATAL: the second MPI_Start returned %d\n", rc);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (rank == culprit) {
         int v = 0;
         printf("rank %d: calling MPI_Send to rank %d of %d with MPI_ERRORS_ARE_FATAL\n", rank,
