@@ -591,7 +591,85 @@ static void test_collectives(void) {
     }
     MPI_OK(MPI_Type_free(&face));
     free(a);
-    tu_note("collectives: Allgather of subarrays, Bcast of a 256x256 face");
+
+    /* Allreduce (sum) over the 3x2 interior of a 5x4 array of doubles; the border is untouched. */
+    double in[5][4], out[5][4];
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 4; j++) {
+            in[i][j] = (rank + 1) * 10.0 + i * 4 + j;
+            out[i][j] = -1.0;
+        }
+    MPI_Datatype inner;
+    MPI_OK(MPI_Type_create_subarray(2, (int[]){5, 4}, (int[]){3, 2}, (int[]){1, 1}, MPI_ORDER_C,
+                                    MPI_DOUBLE, &inner));
+    inner = commit(inner);
+    MPI_OK(MPI_Allreduce(in, out, 1, inner, MPI_SUM, W));
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 4; j++) {
+            int interior = i >= 1 && i <= 3 && j >= 1 && j <= 2;
+            double want = interior ? 10.0 * size * (size + 1) / 2 + size * (i * 4 + j) : -1.0;
+            CHECK(out[i][j] == want, "Allreduce subarray: [%d][%d] is %g, expected %g", i, j,
+                  out[i][j], want);
+        }
+    MPI_OK(MPI_Type_free(&inner));
+    tu_note("collectives: Allgather of subarrays, Bcast of a 256x256 face, Allreduce of a subarray");
+}
+
+/* ---- Pack / Unpack sequences ------------------------------------------------------------------ */
+
+/* Several types packed one after the other into one buffer and unpacked in the same order: the
+ * positions add up and every value comes back. */
+static void test_pack_sequence(void) {
+    int head = 41 + rank;
+    int grid[4][6];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 6; j++)
+            grid[i][j] = 1000 * rank + 10 * i + j;
+    double vals[3] = {1.5, -2.25, 3.125};
+    MPI_Datatype col, every2;
+    MPI_OK(MPI_Type_create_subarray(2, (int[]){4, 6}, (int[]){3, 1}, (int[]){1, 4}, MPI_ORDER_C,
+                                    MPI_INT, &col));
+    col = commit(col);
+    /* One double out of each 16 bytes, the first element at byte -16 (lb moved below 0). */
+    MPI_OK(MPI_Type_create_resized(MPI_DOUBLE, -16, 16, &every2));
+    every2 = commit(every2);
+    int s1, s2, s3;
+    MPI_OK(MPI_Pack_size(1, MPI_INT, W, &s1));
+    MPI_OK(MPI_Pack_size(2, col, W, &s2));
+    MPI_OK(MPI_Pack_size(2, every2, W, &s3));
+    int cap = s1 + s2 + s3, pos = 0;
+    char *buf = tu_xmalloc((size_t)cap);
+    /* every2 elements sit 16 bytes apart from &vals[0]: the doubles vals[0] and vals[2]. */
+    double *v0 = &vals[0];
+    MPI_OK(MPI_Pack(&head, 1, MPI_INT, buf, cap, &pos, W));
+    MPI_OK(MPI_Pack(grid, 1, col, buf, cap, &pos, W));
+    MPI_OK(MPI_Pack(&grid[0][1], 1, col, buf, cap, &pos, W));
+    MPI_OK(MPI_Pack(v0, 2, every2, buf, cap, &pos, W));
+    CHECK(pos == (int)(sizeof(int) + 6 * sizeof(int) + 2 * sizeof(double)),
+          "pack sequence ended at %d", pos);
+    int h2 = 0, g2[4][6];
+    double w2[3] = {0, 0, 0};
+    memset(g2, 0, sizeof g2);
+    int end = pos;
+    pos = 0;
+    MPI_OK(MPI_Unpack(buf, end, &pos, &h2, 1, MPI_INT, W));
+    MPI_OK(MPI_Unpack(buf, end, &pos, g2, 1, col, W));
+    MPI_OK(MPI_Unpack(buf, end, &pos, &g2[0][1], 1, col, W));
+    MPI_OK(MPI_Unpack(buf, end, &pos, &w2[0], 2, every2, W));
+    CHECK(pos == end, "unpack sequence ended at %d of %d", pos, end);
+    CHECK(h2 == head, "unpacked head %d", h2);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 6; j++) {
+            int want = i >= 1 && (j == 4 || j == 5) ? grid[i][j] : 0;
+            CHECK(g2[i][j] == want, "unpacked grid[%d][%d] = %d, expected %d", i, j, g2[i][j],
+                  want);
+        }
+    CHECK(w2[0] == vals[0] && w2[1] == 0 && w2[2] == vals[2], "unpacked every2: %g %g %g", w2[0],
+          w2[1], w2[2]);
+    free(buf);
+    MPI_OK(MPI_Type_free(&col));
+    MPI_OK(MPI_Type_free(&every2));
+    tu_note("Pack/Unpack sequences with subarray and resized types");
 }
 
 /* ---- MPI_BOTTOM with absolute addresses ------------------------------------------------------ */
@@ -970,6 +1048,7 @@ int main(int argc, char **argv) {
     test_constructors();
     test_halos();
     test_collectives();
+    test_pack_sequence();
     test_bottom();
     test_contents();
     test_names_match();
