@@ -1,10 +1,12 @@
 /* src/mpi/datatype.c — datatypes: the predefined C types, derived type constructors flattened into
  * byte blocks, pack/unpack, and the size/extent/count queries. */
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
+#include "mpi/dt_build.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
 
@@ -146,27 +148,21 @@ void dt_release(MPI_Datatype dt)
         return;
     if (--dt->refcount == 0) {
         dt->magic = DEAD_MAGIC;
+        /* Releases the component types the constructor arguments hold. */
+        dt_contents_free(dt->contents);
+        if (dt->flags & DT_F_NAME_OWNED)
+            free((void *)dt->name);
         free((void *)dt->blocks);
         free(dt);
     }
 }
 
-/* ---- derived type construction: append shifted copies of old types' blocks ---- */
+/* ---- derived type construction: append shifted copies of old types' blocks ----
+ * Bounds follow the standard's marker rules: a type made by resized/subarray/darray has explicit
+ * ("sticky") lb and ub, and so has every type built from one; where any component is sticky, the
+ * new lb/ub are the extremes of the sticky components' lb/ub alone, otherwise of all components. */
 
-typedef struct dt_builder {
-    dt_block *blocks;
-    int n, cap;
-    int any;                     /* at least one element appended */
-    int touched;                 /* at least one byte block appended */
-    MPI_Aint lb, ub;             /* of the appended elements (using their lb/extent) */
-    MPI_Aint tlb, tub;           /* of the bytes actually touched */
-    size_t size, elems, align;
-    int basic;                   /* common basic type, B_NONE if mixed */
-    size_t elem_size;            /* common basic element size, 0 if mixed */
-    int failed;
-} dt_builder;
-
-static void builder_init(dt_builder *b)
+void dt_builder_init(dt_builder *b)
 {
     memset(b, 0, sizeof *b);
     b->basic = -1;
@@ -174,18 +170,22 @@ static void builder_init(dt_builder *b)
     b->align = 1;
 }
 
+/* The caller guarantees disp + len is representable (dt_builder_add checks the extremes). */
 static void builder_block(dt_builder *b, MPI_Aint disp, size_t len)
 {
-    if (len == 0)
+    if (len == 0 || b->failed)
         return;
+    /* Merge with the previous block only: the order of the blocks is the typemap's order, which
+     * pack and unpack follow. */
     if (b->n > 0 && b->blocks[b->n - 1].disp + (MPI_Aint)b->blocks[b->n - 1].len == disp) {
         b->blocks[b->n - 1].len += len;
     } else {
         if (b->n == b->cap) {
+            /* planned <= DT_MAX_BLOCKS bounds n, so cap cannot overflow an int. */
             int cap = b->cap ? 2 * b->cap : 8;
             dt_block *nb = realloc(b->blocks, (size_t)cap * sizeof *nb);
             if (nb == NULL) {
-                b->failed = 1;
+                b->failed = BF_NOMEM;
                 return;
             }
             b->blocks = nb;
@@ -207,34 +207,85 @@ static void builder_block(dt_builder *b, MPI_Aint disp, size_t len)
     }
 }
 
-/* Appends `reps` copies of `old` starting at disp, each old->extent apart. */
-static void builder_add(dt_builder *b, MPI_Datatype old, MPI_Aint disp, int reps)
+int64_t dt_add_cost(MPI_Datatype old, int64_t reps)
 {
+    int64_t cost = 1;
     if (reps <= 0)
+        return 0;
+    if ((old->flags & DT_F_DENSE) && old->extent == (MPI_Aint)old->size)
+        return 1; /* one block however many copies */
+    if (old->size > 0 &&
+        __builtin_mul_overflow(reps, (old->flags & DT_F_DENSE) ? 1 : old->nblocks, &cost))
+        cost = INT64_MAX;
+    return cost;
+}
+
+void dt_builder_plan(dt_builder *b, int64_t blocks)
+{
+    if (blocks > DT_MAX_BLOCKS && !b->failed)
+        b->failed = BF_BLOCKS;
+}
+
+void dt_builder_add(dt_builder *b, MPI_Datatype old, MPI_Aint disp, int64_t reps)
+{
+    if (reps <= 0 || b->failed)
         return;
-    MPI_Aint first = disp + old->lb;
-    MPI_Aint last = disp + (MPI_Aint)(reps - 1) * old->extent + old->lb;
-    MPI_Aint lo = first < last ? first : last;
-    MPI_Aint hi = (first > last ? first : last) + old->extent;
-    if (!b->any || lo < b->lb)
-        b->lb = lo;
-    if (!b->any || hi > b->ub)
-        b->ub = hi;
-    b->any = 1;
-    if (old->flags & DT_F_DENSE) {
-        if (old->extent == (MPI_Aint)old->size)
-            builder_block(b, first, (size_t)reps * old->size);
-        else
-            for (int r = 0; r < reps; r++)
-                builder_block(b, disp + (MPI_Aint)r * old->extent + old->lb, old->size);
-    } else {
-        for (int r = 0; r < reps; r++)
-            for (int k = 0; k < old->nblocks; k++)
-                builder_block(b, disp + (MPI_Aint)r * old->extent + old->blocks[k].disp,
-                              old->blocks[k].len);
+    const MPI_Aint ext = old->extent;
+    const int dense = (old->flags & DT_F_DENSE) != 0;
+    const int contig = dense && ext == (MPI_Aint)old->size;
+    /* Blocks this append asks for before merging; counting them bounds memory and time. */
+    int64_t cost = dt_add_cost(old, reps);
+    if (cost > DT_MAX_BLOCKS - b->planned) {
+        b->failed = BF_BLOCKS;
+        return;
     }
-    b->size += (size_t)reps * old->size;
-    b->elems += (size_t)reps * old->elems;
+    b->planned += cost;
+    /* Copies r = 0 .. reps-1 sit at disp + r * ext. Checking the first and last copies' bounds
+     * and data extremes makes every offset computed below representable. */
+    MPI_Aint step, first, last, lo, hi, tfirst, tlast, t;
+    size_t bytes, elems;
+    if (!dt_aint_mul(ext, reps - 1, &step) || !dt_aint_add(disp, old->lb, &first) ||
+        !dt_aint_add(first, step, &last) || !dt_aint_add(first > last ? first : last, ext, &hi) ||
+        !dt_aint_add(first < last ? first : last, ext, &t) ||
+        !dt_aint_add(disp, old->true_lb, &tfirst) || !dt_aint_add(tfirst, step, &tlast) ||
+        !dt_aint_add(tfirst, old->true_extent, &t) || !dt_aint_add(tlast, old->true_extent, &t) ||
+        __builtin_mul_overflow((size_t)reps, old->size, &bytes) ||
+        __builtin_add_overflow(b->size, bytes, &b->size) || b->size > (size_t)INT64_MAX ||
+        __builtin_mul_overflow((size_t)reps, old->elems, &elems) ||
+        __builtin_add_overflow(b->elems, elems, &b->elems)) {
+        b->failed = BF_OVERFLOW;
+        return;
+    }
+    lo = first < last ? first : last;
+    if (old->flags & DT_F_STICKY) {
+        if (!b->sticky || lo < b->slb)
+            b->slb = lo;
+        if (!b->sticky || hi > b->sub)
+            b->sub = hi;
+        b->sticky = 1;
+    } else {
+        if (!b->any || lo < b->lb)
+            b->lb = lo;
+        if (!b->any || hi > b->ub)
+            b->ub = hi;
+    }
+    b->any = 1;
+    if (old->size > 0) {
+        if (contig) {
+            builder_block(b, first, bytes);
+        } else if (dense) {
+            /* One block of size bytes at lb per copy (a resized contiguous type). */
+            for (int64_t r = 0; r < reps && !b->failed; r++)
+                builder_block(b, first + (MPI_Aint)r * ext, old->size);
+        } else {
+            for (int64_t r = 0; r < reps && !b->failed; r++) {
+                MPI_Aint base = tfirst + (MPI_Aint)r * ext;
+                for (int k = 0; k < old->nblocks; k++)
+                    builder_block(b, base + (old->blocks[k].disp - old->true_lb),
+                                  old->blocks[k].len);
+            }
+        }
+    }
     if (old->align > b->align)
         b->align = old->align;
     if (b->basic == -1)
@@ -247,19 +298,70 @@ static void builder_add(dt_builder *b, MPI_Datatype old, MPI_Aint disp, int reps
         b->elem_size = 0;
 }
 
-/* Turns the builder into a new (uncommitted) type; NULL when out of memory. */
-static MPI_Datatype builder_finish(dt_builder *b)
+void dt_builder_set_bounds(dt_builder *b, MPI_Aint lb, MPI_Aint ub)
 {
-    struct credo_datatype *dt = calloc(1, sizeof *dt);
-    if (dt == NULL || b->failed) {
-        free(dt);
+    b->sticky = 1;
+    b->slb = lb;
+    b->sub = ub;
+}
+
+/* A type with no data element takes its old type's basic type, so that reductions over an empty
+ * vector of ints still see ints. */
+static void builder_default_basic(dt_builder *b, MPI_Datatype old)
+{
+    if (b->basic == -1) {
+        b->basic = old->basic;
+        b->elem_size = old->elem_size;
+    }
+}
+
+/* Frees a record whose types were never retained (the type was not created). */
+static void contents_discard(dt_contents *c)
+{
+    if (c != NULL)
+        c->nd = 0;
+    dt_contents_free(c);
+}
+
+int dt_new_type(const char *fn, dt_builder *b, dt_contents *c, MPI_Datatype *newtype)
+{
+    MPI_Aint lb = 0, ub = 0, extent = 0;
+    if (b->sticky) {
+        lb = b->slb;
+        ub = b->sub;
+    } else if (b->any) {
+        lb = b->lb;
+        ub = b->ub;
+    }
+    if (!b->failed && __builtin_sub_overflow(ub, lb, &extent))
+        b->failed = BF_OVERFLOW;
+    struct credo_datatype *dt = NULL;
+    if (!b->failed && c != NULL)
+        dt = calloc(1, sizeof *dt);
+    if (dt == NULL) {
+        int failed = b->failed;
         free(b->blocks);
-        return NULL;
+        contents_discard(c);
+        if (failed == BF_OVERFLOW)
+            return mpi_error(NULL, MPI_ERR_COUNT, fn,
+                             "type too large: its size or byte offsets overflow MPI_Aint");
+        if (failed == BF_BLOCKS)
+            return mpi_error(NULL, MPI_ERR_COUNT, fn,
+                             "type too large: more than %lld non-contiguous blocks",
+                             (long long)DT_MAX_BLOCKS);
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    /* Give back the slack of the doubling growth: types can live long. */
+    if (b->n > 0 && b->n < b->cap) {
+        dt_block *nb = realloc(b->blocks, (size_t)b->n * sizeof *nb);
+        if (nb != NULL)
+            b->blocks = nb;
     }
     dt->magic = DT_MAGIC;
+    dt->flags = b->sticky ? DT_F_STICKY : 0;
     dt->size = b->size;
-    dt->lb = b->any ? b->lb : 0;
-    dt->extent = b->any ? b->ub - b->lb : 0;
+    dt->lb = lb;
+    dt->extent = extent;
     dt->true_lb = b->n ? b->tlb : 0;
     dt->true_extent = b->n ? b->tub - b->tlb : 0;
     dt->nblocks = b->n;
@@ -269,32 +371,12 @@ static MPI_Datatype builder_finish(dt_builder *b)
     dt->basic = (int16_t)(b->basic < 0 ? B_NONE : b->basic);
     dt->elem_size = b->elem_size == (size_t)-1 ? 0 : b->elem_size;
     dt->refcount = 1;
-    if (b->n == 0 || (b->n == 1 && b->blocks[0].disp == dt->lb &&
-                      (MPI_Aint)b->blocks[0].len == dt->extent))
+    /* DENSE: count elements are count * size contiguous bytes from lb (the fast paths). */
+    if (b->n == 0 || (b->n == 1 && b->blocks[0].disp == lb && (MPI_Aint)b->blocks[0].len == extent))
         dt->flags |= DT_F_DENSE;
-    return dt;
-}
-
-/* Recomputes DENSE after lb/extent change. */
-static void dt_update_dense(struct credo_datatype *dt)
-{
-    dt->flags &= (uint16_t)~DT_F_DENSE;
-    if (dt->nblocks == 0 || (dt->nblocks == 1 && dt->blocks[0].disp == dt->lb &&
-                             (MPI_Aint)dt->blocks[0].len == dt->extent))
-        dt->flags |= DT_F_DENSE;
-}
-
-/* Constructors accept committed or uncommitted (but live) old types. */
-static int dt_live(MPI_Datatype d)
-{
-    return d != NULL && d->magic == DT_MAGIC;
-}
-
-static int new_type(const char *fn, dt_builder *b, MPI_Datatype *newtype)
-{
-    MPI_Datatype dt = builder_finish(b);
-    if (dt == NULL)
-        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    for (int i = 0; i < c->nd; i++)
+        dt_retain(c->types[i]);
+    dt->contents = c;
     *newtype = dt;
     return MPI_SUCCESS;
 }
@@ -311,6 +393,62 @@ static int new_type(const char *fn, dt_builder *b, MPI_Datatype *newtype)
             return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");                            \
     } while (0)
 
+/* The argument arrays of the indexed/struct constructors: non-NULL when count > 0, blocklengths
+ * non-negative, and count small enough that the recorded integers (per_count * count + extra)
+ * fit an int, as MPI_Type_get_envelope reports them in one. */
+static int check_blocks(const char *fn, int count, const int *bl, const void *disp, int per_count,
+                        int extra)
+{
+    if (count > 0 && (bl == NULL || disp == NULL))
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL array");
+    if ((int64_t)count * per_count + extra > INT_MAX)
+        return mpi_error(NULL, MPI_ERR_COUNT, fn, "count %d too large", count);
+    for (int i = 0; i < count; i++)
+        if (bl[i] < 0)
+            return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %d in block %d", bl[i],
+                             i);
+    return MPI_SUCCESS;
+}
+
+/* Fails the builder early when the blocks of count entries (blocklength bl[i] or bl1 when bl is
+ * NULL; type types[i] or old) exceed DT_MAX_BLOCKS, before any is appended. */
+static void plan_entries(dt_builder *b, int count, const int *bl, int bl1, MPI_Datatype old,
+                         const MPI_Datatype *types)
+{
+    int64_t total = 0;
+    for (int i = 0; i < count && total <= DT_MAX_BLOCKS; i++) {
+        int64_t c = dt_add_cost(types ? types[i] : old, bl ? bl[i] : bl1);
+        total = c > DT_MAX_BLOCKS ? INT64_MAX : total + c; /* no overflow: total <= the limit */
+    }
+    dt_builder_plan(b, total);
+}
+
+/* count blocks of bl old elements, stride bytes apart. */
+static void build_hvector(dt_builder *b, int count, int bl, MPI_Aint stride, MPI_Datatype old)
+{
+    MPI_Aint packed_stride;
+    if (count == 0 || bl == 0)
+        return;
+    if (dt_aint_mul(old->extent, bl, &packed_stride) && stride == packed_stride) {
+        /* Blocks that follow each other: the typemap is contiguous(count * bl)'s, built in one
+         * append (one block when old is contiguous) instead of count. */
+        dt_builder_add(b, old, 0, (int64_t)count * bl);
+        return;
+    }
+    int64_t cost;
+    if (__builtin_mul_overflow(dt_add_cost(old, bl), (int64_t)count, &cost))
+        cost = INT64_MAX;
+    dt_builder_plan(b, cost);
+    for (int i = 0; i < count && !b->failed; i++) {
+        MPI_Aint d;
+        if (!dt_aint_mul(stride, i, &d)) {
+            b->failed = BF_OVERFLOW;
+            return;
+        }
+        dt_builder_add(b, old, d, bl);
+    }
+}
+
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
@@ -319,13 +457,18 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
     if (blocklength < 0)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %d", blocklength);
+    dt_contents *c = dt_contents_new(MPI_COMBINER_HVECTOR, 2, 1, 1);
+    if (c != NULL) {
+        c->ints[0] = count;
+        c->ints[1] = blocklength;
+        c->aints[0] = stride;
+        c->types[0] = oldtype;
+    }
     dt_builder b;
-    builder_init(&b);
-    for (int i = 0; i < count; i++)
-        builder_add(&b, oldtype, (MPI_Aint)i * stride, blocklength);
-    if (count == 0 || blocklength == 0)
-        b.basic = oldtype->basic;
-    return new_type(fn, &b, newtype);
+    dt_builder_init(&b);
+    build_hvector(&b, count, blocklength, stride, oldtype);
+    builder_default_basic(&b, oldtype);
+    return dt_new_type(fn, &b, c, newtype);
 }
 
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -333,12 +476,16 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     MPI_ENTER();
     static const char fn[] = "MPI_Type_contiguous";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
+    dt_contents *c = dt_contents_new(MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
+    if (c != NULL) {
+        c->ints[0] = count;
+        c->types[0] = oldtype;
+    }
     dt_builder b;
-    builder_init(&b);
-    builder_add(&b, oldtype, 0, count);
-    if (count == 0)
-        b.basic = oldtype->basic;
-    return new_type(fn, &b, newtype);
+    dt_builder_init(&b);
+    dt_builder_add(&b, oldtype, 0, count);
+    builder_default_basic(&b, oldtype);
+    return dt_new_type(fn, &b, c, newtype);
 }
 
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
@@ -347,8 +494,26 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
     MPI_ENTER();
     static const char fn[] = "MPI_Type_vector";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
-    return PMPI_Type_create_hvector(count, blocklength, (MPI_Aint)stride * oldtype->extent,
-                                    oldtype, newtype);
+    if (blocklength < 0)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %d", blocklength);
+    dt_contents *c = dt_contents_new(MPI_COMBINER_VECTOR, 3, 0, 1);
+    if (c != NULL) {
+        c->ints[0] = count;
+        c->ints[1] = blocklength;
+        c->ints[2] = stride;
+        c->types[0] = oldtype;
+    }
+    dt_builder b;
+    dt_builder_init(&b);
+    MPI_Aint bstride;
+    if (dt_aint_mul(oldtype->extent, stride, &bstride))
+        build_hvector(&b, count, blocklength, bstride, oldtype);
+    else if (count > 1 && blocklength > 0)
+        b.failed = BF_OVERFLOW;
+    else
+        build_hvector(&b, count, blocklength, 0, oldtype);
+    builder_default_basic(&b, oldtype);
+    return dt_new_type(fn, &b, c, newtype);
 }
 
 int MPI_Type_indexed(int count, const int array_of_blocklengths[],
@@ -358,22 +523,118 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
     MPI_ENTER();
     static const char fn[] = "MPI_Type_indexed";
     TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
-    if (count > 0 && (array_of_blocklengths == NULL || array_of_displacements == NULL))
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL array");
-    dt_builder b;
-    builder_init(&b);
-    for (int i = 0; i < count; i++) {
-        if (array_of_blocklengths[i] < 0) {
-            free(b.blocks);
-            return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %d",
-                             array_of_blocklengths[i]);
+    int rc = check_blocks(fn, count, array_of_blocklengths, array_of_displacements, 2, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    dt_contents *c = dt_contents_new(MPI_COMBINER_INDEXED, 2 * (int64_t)count + 1, 0, 1);
+    if (c != NULL) {
+        c->ints[0] = count;
+        for (int i = 0; i < count; i++) {
+            c->ints[1 + i] = array_of_blocklengths[i];
+            c->ints[1 + count + i] = array_of_displacements[i];
         }
-        builder_add(&b, oldtype, (MPI_Aint)array_of_displacements[i] * oldtype->extent,
-                    array_of_blocklengths[i]);
+        c->types[0] = oldtype;
     }
-    if (b.basic == -1)
-        b.basic = oldtype->basic;
-    return new_type(fn, &b, newtype);
+    dt_builder b;
+    dt_builder_init(&b);
+    plan_entries(&b, count, array_of_blocklengths, 0, oldtype, NULL);
+    for (int i = 0; i < count && !b.failed; i++) {
+        MPI_Aint d;
+        if (!dt_aint_mul(oldtype->extent, array_of_displacements[i], &d))
+            b.failed = BF_OVERFLOW;
+        else
+            dt_builder_add(&b, oldtype, d, array_of_blocklengths[i]);
+    }
+    builder_default_basic(&b, oldtype);
+    return dt_new_type(fn, &b, c, newtype);
+}
+
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_create_hindexed";
+    TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
+    int rc = check_blocks(fn, count, array_of_blocklengths, array_of_displacements, 1, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    dt_contents *c = dt_contents_new(MPI_COMBINER_HINDEXED, (int64_t)count + 1, count, 1);
+    if (c != NULL) {
+        c->ints[0] = count;
+        for (int i = 0; i < count; i++) {
+            c->ints[1 + i] = array_of_blocklengths[i];
+            c->aints[i] = array_of_displacements[i];
+        }
+        c->types[0] = oldtype;
+    }
+    dt_builder b;
+    dt_builder_init(&b);
+    plan_entries(&b, count, array_of_blocklengths, 0, oldtype, NULL);
+    for (int i = 0; i < count && !b.failed; i++)
+        dt_builder_add(&b, oldtype, array_of_displacements[i], array_of_blocklengths[i]);
+    builder_default_basic(&b, oldtype);
+    return dt_new_type(fn, &b, c, newtype);
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_create_indexed_block";
+    TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
+    if (blocklength < 0)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %d", blocklength);
+    if (count > 0 && array_of_displacements == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL array");
+    if (count > INT_MAX - 2)
+        return mpi_error(NULL, MPI_ERR_COUNT, fn, "count %d too large", count);
+    dt_contents *c = dt_contents_new(MPI_COMBINER_INDEXED_BLOCK, (int64_t)count + 2, 0, 1);
+    if (c != NULL) {
+        c->ints[0] = count;
+        c->ints[1] = blocklength;
+        memcpy(c->ints + 2, array_of_displacements, (size_t)count * sizeof(int));
+        c->types[0] = oldtype;
+    }
+    dt_builder b;
+    dt_builder_init(&b);
+    plan_entries(&b, count, NULL, blocklength, oldtype, NULL);
+    for (int i = 0; i < count && blocklength > 0 && !b.failed; i++) {
+        MPI_Aint d;
+        if (!dt_aint_mul(oldtype->extent, array_of_displacements[i], &d))
+            b.failed = BF_OVERFLOW;
+        else
+            dt_builder_add(&b, oldtype, d, blocklength);
+    }
+    builder_default_basic(&b, oldtype);
+    return dt_new_type(fn, &b, c, newtype);
+}
+
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_create_hindexed_block";
+    TYPE_ARGS_CHECK(fn, count, oldtype, newtype);
+    if (blocklength < 0)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %d", blocklength);
+    if (count > 0 && array_of_displacements == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL array");
+    dt_contents *c = dt_contents_new(MPI_COMBINER_HINDEXED_BLOCK, 2, count, 1);
+    if (c != NULL) {
+        c->ints[0] = count;
+        c->ints[1] = blocklength;
+        memcpy(c->aints, array_of_displacements, (size_t)count * sizeof(MPI_Aint));
+        c->types[0] = oldtype;
+    }
+    dt_builder b;
+    dt_builder_init(&b);
+    plan_entries(&b, count, NULL, blocklength, oldtype, NULL);
+    for (int i = 0; i < count && blocklength > 0 && !b.failed; i++)
+        dt_builder_add(&b, oldtype, array_of_displacements[i], blocklength);
+    builder_default_basic(&b, oldtype);
+    return dt_new_type(fn, &b, c, newtype);
 }
 
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
@@ -386,26 +647,36 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
         return mpi_not_ready(fn);
     if (count < 0)
         return mpi_error(NULL, MPI_ERR_COUNT, fn, "negative count %d", count);
-    if (newtype == NULL ||
-        (count > 0 && (array_of_blocklengths == NULL || array_of_displacements == NULL ||
-                       array_of_types == NULL)))
+    if (newtype == NULL || (count > 0 && array_of_types == NULL))
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
-    dt_builder b;
-    builder_init(&b);
-    for (int i = 0; i < count; i++) {
-        if (!dt_live(array_of_types[i]) || array_of_blocklengths[i] < 0) {
-            free(b.blocks);
-            return mpi_error(NULL, dt_live(array_of_types[i]) ? MPI_ERR_ARG : MPI_ERR_TYPE, fn,
-                             "invalid block %d", i);
+    int rc = check_blocks(fn, count, array_of_blocklengths, array_of_displacements, 1, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < count; i++)
+        if (!dt_live(array_of_types[i]))
+            return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype in block %d", i);
+    dt_contents *c = dt_contents_new(MPI_COMBINER_STRUCT, (int64_t)count + 1, count, count);
+    if (c != NULL) {
+        c->ints[0] = count;
+        for (int i = 0; i < count; i++) {
+            c->ints[1 + i] = array_of_blocklengths[i];
+            c->aints[i] = array_of_displacements[i];
+            c->types[i] = array_of_types[i];
         }
-        builder_add(&b, array_of_types[i], array_of_displacements[i], array_of_blocklengths[i]);
     }
-    /* Like a C struct, the extent is padded to the strictest member alignment. */
-    if (b.any && b.align > 1) {
-        MPI_Aint ext = b.ub - b.lb, a = (MPI_Aint)b.align;
-        b.ub = b.lb + (ext + a - 1) / a * a;
+    dt_builder b;
+    dt_builder_init(&b);
+    plan_entries(&b, count, array_of_blocklengths, 0, NULL, array_of_types);
+    for (int i = 0; i < count && !b.failed; i++)
+        dt_builder_add(&b, array_of_types[i], array_of_displacements[i], array_of_blocklengths[i]);
+    /* Like a C struct, the extent is padded to the strictest member alignment (the standard's
+     * epsilon), unless a member carries an explicit upper bound: then that bound stands. */
+    if (b.any && !b.sticky && b.align > 1 && !b.failed) {
+        MPI_Aint ext = b.ub - b.lb, a = (MPI_Aint)b.align, padded;
+        if (!dt_aint_add(ext, a - 1, &padded) || !dt_aint_add(b.lb, padded / a * a, &b.ub))
+            b.failed = BF_OVERFLOW;
     }
-    return new_type(fn, &b, newtype);
+    return dt_new_type(fn, &b, c, newtype);
 }
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
@@ -414,16 +685,20 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     MPI_ENTER();
     static const char fn[] = "MPI_Type_create_resized";
     TYPE_ARGS_CHECK(fn, 0, oldtype, newtype);
+    dt_contents *c = dt_contents_new(MPI_COMBINER_RESIZED, 0, 2, 1);
+    if (c != NULL) {
+        c->aints[0] = lb;
+        c->aints[1] = extent;
+        c->types[0] = oldtype;
+    }
     dt_builder b;
-    builder_init(&b);
-    builder_add(&b, oldtype, 0, 1);
-    b.lb = lb;
-    b.ub = lb + extent;
-    b.any = 1;
-    int rc = new_type(fn, &b, newtype);
-    if (rc == MPI_SUCCESS)
-        dt_update_dense(*newtype);
-    return rc;
+    dt_builder_init(&b);
+    dt_builder_add(&b, oldtype, 0, 1);
+    MPI_Aint ub;
+    if (!dt_aint_add(lb, extent, &ub))
+        b.failed = BF_OVERFLOW;
+    dt_builder_set_bounds(&b, lb, ub);
+    return dt_new_type(fn, &b, c, newtype);
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -433,17 +708,23 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     TYPE_ARGS_CHECK(fn, 0, oldtype, newtype);
     struct credo_datatype *dt = malloc(sizeof *dt);
     dt_block *blocks = malloc((size_t)(oldtype->nblocks ? oldtype->nblocks : 1) * sizeof *blocks);
-    if (dt == NULL || blocks == NULL) {
+    dt_contents *c = dt_contents_new(MPI_COMBINER_DUP, 0, 0, 1);
+    if (dt == NULL || blocks == NULL || c == NULL) {
         free(dt);
         free(blocks);
+        contents_discard(c);
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     *dt = *oldtype;
     memcpy(blocks, oldtype->blocks, (size_t)oldtype->nblocks * sizeof *blocks);
     dt->blocks = blocks;
-    dt->flags &= (uint16_t)~DT_F_PREDEF;
+    /* Same typemap, bounds and committed state; not the name (set per handle) nor the record. */
+    dt->flags &= (uint16_t) ~(DT_F_PREDEF | DT_F_NAME_OWNED);
     dt->refcount = 1;
     dt->name = NULL;
+    c->types[0] = oldtype;
+    dt_retain(oldtype);
+    dt->contents = c;
     *newtype = dt;
     return MPI_SUCCESS;
 }
@@ -535,6 +816,92 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    MPI_ENTER();
+    QUERY_CHECK("MPI_Type_get_extent_x", datatype, lb);
+    QUERY_CHECK("MPI_Type_get_extent_x", datatype, extent);
+    *lb = datatype->lb;
+    *extent = datatype->extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    MPI_ENTER();
+    QUERY_CHECK("MPI_Type_get_true_extent_x", datatype, true_lb);
+    QUERY_CHECK("MPI_Type_get_true_extent_x", datatype, true_extent);
+    *true_lb = datatype->true_lb;
+    *true_extent = datatype->true_extent;
+    return MPI_SUCCESS;
+}
+
+/* Predefined types may be renamed too (the standard allows it); their new name is then owned like
+ * a derived type's and never freed, as the type itself is never freed. Longer names are truncated
+ * to MPI_MAX_OBJECT_NAME - 1 characters, as MPI_Comm_set_name does. */
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_set_name";
+    if (!dt_live(datatype))
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (type_name == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "name is NULL");
+    size_t len = strlen(type_name);
+    if (len >= MPI_MAX_OBJECT_NAME)
+        len = MPI_MAX_OBJECT_NAME - 1;
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    memcpy(copy, type_name, len);
+    copy[len] = '\0';
+    if (datatype->flags & DT_F_NAME_OWNED)
+        free((void *)datatype->name);
+    datatype->name = copy;
+    datatype->flags |= DT_F_NAME_OWNED;
+    return MPI_SUCCESS;
+}
+
+/* credo has no Fortran types, so the match is the C type of that class and size: the exact-width
+ * integers, float/double/long double and their complex types. */
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_match_size";
+    static const MPI_Datatype integers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype complexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                             MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype *set;
+    size_t n;
+    if (datatype == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "datatype is NULL");
+    switch (typeclass) {
+    case MPI_TYPECLASS_INTEGER: set = integers; n = 4; break;
+    case MPI_TYPECLASS_REAL: set = reals; n = 3; break;
+    case MPI_TYPECLASS_COMPLEX: set = complexes; n = 3; break;
+    default: return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid typeclass %d", typeclass);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (size >= 0 && set[i]->size == (size_t)size) {
+            *datatype = set[i];
+            return MPI_SUCCESS;
+        }
+    return mpi_error(NULL, MPI_ERR_ARG, fn, "no type of class %d has size %d", typeclass, size);
+}
+
+/* Address arithmetic: plain integer arithmetic on credo's flat address space. Like
+ * MPI_Get_address they work before MPI_Init. */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+
 int MPI_Get_address(const void *location, MPI_Aint *address)
 {
     MPI_ENTER();
@@ -614,8 +981,11 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
         return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", incount);
     if (size == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "size is NULL");
-    size_t n = (size_t)incount * datatype->size;
-    *size = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
+    size_t n;
+    if (__builtin_mul_overflow((size_t)incount, datatype->size, &n) || n > 0x7fffffff)
+        *size = MPI_UNDEFINED;
+    else
+        *size = (int)n;
     return MPI_SUCCESS;
 }
 
@@ -633,8 +1003,10 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
         return rc;
     if (position == NULL || *position < 0 || outsize < 0 || (outbuf == NULL && outsize > 0))
         return mpi_error(comm, MPI_ERR_ARG, fn, "invalid output buffer or position");
-    size_t n = (size_t)incount * datatype->size;
-    if ((size_t)*position + n > (size_t)outsize)
+    size_t n;
+    if (__builtin_mul_overflow((size_t)incount, datatype->size, &n))
+        n = SIZE_MAX; /* cannot fit: reported as truncation below */
+    if (n > (size_t)outsize - (size_t)*position || *position > outsize)
         return mpi_error(comm, MPI_ERR_TRUNCATE, fn, "%zu bytes do not fit at position %d of %d",
                          n, *position, outsize);
     dt_pack(inbuf, (size_t)incount, datatype, (char *)outbuf + *position);
@@ -656,8 +1028,10 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
         return rc;
     if (position == NULL || *position < 0 || insize < 0 || (inbuf == NULL && insize > 0))
         return mpi_error(comm, MPI_ERR_ARG, fn, "invalid input buffer or position");
-    size_t n = (size_t)outcount * datatype->size;
-    if ((size_t)*position + n > (size_t)insize)
+    size_t n;
+    if (__builtin_mul_overflow((size_t)outcount, datatype->size, &n))
+        n = SIZE_MAX; /* cannot fit: reported as truncation below */
+    if (n > (size_t)insize - (size_t)*position || *position > insize)
         return mpi_error(comm, MPI_ERR_TRUNCATE, fn, "%zu bytes requested at position %d of %d",
                          n, *position, insize);
     dt_unpack((const char *)inbuf + *position, n, (size_t)outcount, datatype, outbuf);
@@ -679,6 +1053,15 @@ CREDO_PMPI(MPI_Type_size_x)
 CREDO_PMPI(MPI_Type_get_extent)
 CREDO_PMPI(MPI_Type_get_true_extent)
 CREDO_PMPI(MPI_Type_get_name)
+CREDO_PMPI(MPI_Type_create_hindexed)
+CREDO_PMPI(MPI_Type_create_indexed_block)
+CREDO_PMPI(MPI_Type_create_hindexed_block)
+CREDO_PMPI(MPI_Type_get_extent_x)
+CREDO_PMPI(MPI_Type_get_true_extent_x)
+CREDO_PMPI(MPI_Type_set_name)
+CREDO_PMPI(MPI_Type_match_size)
+CREDO_PMPI(MPI_Aint_add)
+CREDO_PMPI(MPI_Aint_diff)
 CREDO_PMPI(MPI_Get_address)
 CREDO_PMPI(MPI_Get_count)
 CREDO_PMPI(MPI_Get_elements_x)

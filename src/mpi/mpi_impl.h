@@ -108,7 +108,16 @@ typedef struct dt_block {
     size_t len;
 } dt_block;
 
-enum { DT_F_PREDEF = 1, DT_F_COMMITTED = 2, DT_F_DENSE = 4 };
+/* STICKY: lb and ub are explicit markers (set by resized, subarray, darray, or inherited from a
+ * component): they override the data's bounds in any type built from this one. NAME_OWNED: name
+ * was set by MPI_Type_set_name and is freed with the type. */
+enum {
+    DT_F_PREDEF = 1,
+    DT_F_COMMITTED = 2,
+    DT_F_DENSE = 4,
+    DT_F_STICKY = 8,
+    DT_F_NAME_OWNED = 16
+};
 
 struct credo_datatype {
     uint32_t magic;
@@ -122,8 +131,9 @@ struct credo_datatype {
     size_t elem_size;      /* size of the basic elements if all are the same size, else 0 */
     size_t elems;          /* basic elements per element */
     size_t align;          /* strictest alignment of the basic elements (struct padding) */
-    int refcount;          /* derived: the handle plus pending requests that use it */
+    int refcount;          /* derived: the handle, pending requests and types built from it */
     const char *name;
+    struct dt_contents *contents; /* constructor arguments (dt_build.h); NULL for predefined */
 };
 
 struct credo_op {

@@ -16,7 +16,9 @@ int mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI
         return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype");
     if (!(dt->flags & DT_F_COMMITTED))
         return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype not committed");
-    if (buf == NULL && count > 0 && dt->size > 0)
+    /* A derived type may hold absolute addresses (MPI_Get_address) and go with MPI_BOTTOM, which
+     * is NULL: only a predefined type makes a NULL buffer certainly wrong. */
+    if (buf == NULL && count > 0 && dt->size > 0 && (dt->flags & DT_F_PREDEF))
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "NULL buffer with count %d", count);
     if (buf == MPI_IN_PLACE)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE not allowed here");

@@ -1,0 +1,79 @@
+/* src/mpi/dt_build.h — what the datatype constructor files share: the builder that flattens a new
+ * type into byte blocks, and the record of constructor arguments behind MPI_Type_get_contents. */
+#ifndef CREDO_MPI_DT_BUILD_H
+#define CREDO_MPI_DT_BUILD_H
+
+#include <stdint.h>
+
+#include "mpi/mpi_impl.h"
+
+/* A flattened type may hold at most this many blocks (16 bytes each: 1 GiB). The builder counts
+ * the blocks appends ask for before merging, so this also bounds a constructor's work: a type
+ * needing more is rejected with MPI_ERR_COUNT instead of exhausting memory or time. */
+#define DT_MAX_BLOCKS ((int64_t)1 << 26)
+
+enum { BF_NOMEM = 1, BF_OVERFLOW = 2, BF_BLOCKS = 3 };
+
+typedef struct dt_builder {
+    dt_block *blocks;
+    int n, cap;
+    int any;                     /* at least one element appended */
+    int touched;                 /* at least one byte block appended */
+    MPI_Aint lb, ub;             /* from the appended non-sticky elements' lb/extent */
+    int sticky;                  /* a sticky (explicit) lb/ub pair was appended or set */
+    MPI_Aint slb, sub;           /* min of the sticky lbs, max of the sticky ubs */
+    MPI_Aint tlb, tub;           /* of the bytes actually touched */
+    size_t size, elems, align;
+    int basic;                   /* common basic type, B_NONE if mixed, -1 before the first */
+    size_t elem_size;            /* common basic element size, 0 if mixed */
+    int64_t planned;             /* blocks asked for so far (bounded by DT_MAX_BLOCKS) */
+    int failed;                  /* BF_* */
+} dt_builder;
+
+void dt_builder_init(dt_builder *b);
+/* Blocks dt_builder_add(b, old, disp, reps) asks for (INT64_MAX on overflow). */
+int64_t dt_add_cost(MPI_Datatype old, int64_t reps);
+/* Fails the builder with BF_BLOCKS when a constructor's estimate exceeds DT_MAX_BLOCKS: the
+ * constructors check up front so that a too large type costs neither memory nor time. */
+void dt_builder_plan(dt_builder *b, int64_t blocks);
+/* Appends `reps` copies of `old` starting at disp, each old->extent apart. */
+void dt_builder_add(dt_builder *b, MPI_Datatype old, MPI_Aint disp, int64_t reps);
+/* Sets explicit (sticky) bounds, as MPI_Type_create_resized does: they replace the computed ones. */
+void dt_builder_set_bounds(dt_builder *b, MPI_Aint lb, MPI_Aint ub);
+
+/* The arguments a type was built from (MPI_Type_get_envelope / MPI_Type_get_contents). The types
+ * are retained while the record lives. */
+typedef struct dt_contents {
+    int combiner;
+    int ni, na, nd;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;
+} dt_contents;
+
+/* A record with room for ni ints, na addresses and nd types; NULL when out of memory or when a
+ * count is negative (too large for an int). */
+dt_contents *dt_contents_new(int combiner, int64_t ni, int64_t na, int64_t nd);
+void dt_contents_free(dt_contents *c);
+
+/* Turns the builder into *newtype with contents c attached (ownership passes, also on failure);
+ * raises MPI_ERR_NO_MEM or MPI_ERR_COUNT through mpi_error on failure. */
+int dt_new_type(const char *fn, dt_builder *b, dt_contents *c, MPI_Datatype *newtype);
+
+/* a * b and a + b in MPI_Aint; 0 on overflow. */
+static inline int dt_aint_mul(MPI_Aint a, int64_t b, MPI_Aint *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline int dt_aint_add(MPI_Aint a, MPI_Aint b, MPI_Aint *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* Constructors accept committed or uncommitted (but live) old types. */
+static inline int dt_live(MPI_Datatype d)
+{
+    return d != NULL && d->magic == DT_MAGIC;
+}
+
+#endif
