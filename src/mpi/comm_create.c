@@ -1,0 +1,198 @@
+/* src/mpi/comm_create.c — communicators built from groups (MPI_Comm_create, MPI_Comm_create_group),
+ * MPI_Comm_split_type and MPI_Comm_dup_with_info, with their context id agreements. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "mpi/mpi_impl.h"
+
+/* MPI_Comm_create_group's agreement messages travel on the parent's context with this bit set,
+ * under the user's tag: only the group's members take part, so neither the parent's
+ * point-to-point context (user messages) nor its collective context (schedules every member of
+ * the parent runs) may carry them. Context ids handed out by agreement grow by 2 from 4 and never
+ * come near this bit. */
+#define CTX_CREATE_GROUP_BIT 0x80000000u
+
+#define COMM_CHECK(fn, comm)                                                                       \
+    do {                                                                                           \
+        if (!MPI_READY())                                                                          \
+            return mpi_not_ready(fn);                                                              \
+        if (!comm_ok(comm))                                                                        \
+            return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");                      \
+    } while (0)
+
+/* Same agreement as MPI_Comm_dup (comm.c): the largest next free id over comm's members. Every
+ * member advances past it, so later agreements never hand it out again. */
+static int agree_ctx_all(MPI_Comm comm, uint32_t *ctx)
+{
+    int *all = malloc((size_t)comm->size * sizeof(int));
+    if (all == NULL)
+        return MPI_ERR_NO_MEM;
+    int mine = (int)credo_mpi.next_ctx;
+    int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
+    if (rc == MPI_SUCCESS) {
+        uint32_t m = 0;
+        for (int r = 0; r < comm->size; r++)
+            if ((uint32_t)all[r] > m)
+                m = (uint32_t)all[r];
+        *ctx = m;
+        credo_mpi.next_ctx = m + 2;
+    }
+    free(all);
+    return rc;
+}
+
+/* The same maximum over the members of group g only (MPI_Comm_create_group): each member sends its
+ * next free id to the group's rank 0, which sends the maximum back. The ids are unique for the
+ * same reason as above: the result is free at every member, and every member moves past it.
+ * Receives name their source, so two calls in a row with the same tag cannot mix up. */
+static int agree_ctx_group(MPI_Comm comm, MPI_Group g, int tag, uint32_t *ctx)
+{
+    uint32_t actx = comm->ctx | CTX_CREATE_GROUP_BIT;
+    uint32_t m = credo_mpi.next_ctx;
+    int leader = g->world_of[0], rc = P2P_OK;
+    p2p_status st;
+    if (g->rank == 0) {
+        for (int r = 1; r < g->size && rc == P2P_OK; r++) {
+            uint32_t v = 0;
+            rc = p2p_recv(&v, sizeof v, g->world_of[r], tag, actx, &st);
+            if (rc == P2P_OK && v > m)
+                m = v;
+        }
+        for (int r = 1; r < g->size && rc == P2P_OK; r++)
+            rc = p2p_send(&m, sizeof m, g->world_of[r], tag, actx, P2P_MODE_STANDARD);
+    } else {
+        rc = p2p_send(&m, sizeof m, leader, tag, actx, P2P_MODE_STANDARD);
+        if (rc == P2P_OK)
+            rc = p2p_recv(&m, sizeof m, leader, tag, actx, &st);
+    }
+    if (rc != P2P_OK)
+        return mpi_err_of_p2p(rc);
+    *ctx = m;
+    credo_mpi.next_ctx = m + 2;
+    return MPI_SUCCESS;
+}
+
+/* 0 if every member of g belongs to comm, else reports MPI_ERR_GROUP. */
+static int check_subgroup(const char *fn, MPI_Comm comm, MPI_Group g)
+{
+    for (int i = 0; i < g->size; i++)
+        if (comm->comm_of[g->world_of[i]] < 0)
+            return mpi_error(comm, MPI_ERR_GROUP, fn,
+                             "group member %d is not in the communicator", i);
+    return MPI_SUCCESS;
+}
+
+/* The new communicator of g's members on context ctx, ranks in g's order. */
+static int comm_of_group(const char *fn, MPI_Comm comm, MPI_Group g, uint32_t ctx,
+                         MPI_Comm *newcomm)
+{
+    struct credo_comm *c = comm_new(comm, ctx, g->size);
+    if (c == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    memcpy(c->world_of, g->world_of, (size_t)g->size * sizeof(int));
+    if (comm_index(c) != 0) {
+        mpi_comm_destroy(c);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
+/* MPI-3 rules: every member of comm calls, each with a subgroup of comm (MPI_GROUP_EMPTY allowed);
+ * processes that pass the same non-empty group get one communicator, and different groups must
+ * be disjoint. So no groups are exchanged: one context id is agreed over all of comm and each
+ * process builds the communicator of its own group; disjoint groups sharing the id never share
+ * a process. */
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Comm_create";
+    COMM_CHECK(fn, comm);
+    if (!group_ok(group))
+        return mpi_error(comm, MPI_ERR_GROUP, fn, "invalid group");
+    if (newcomm == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    int rc = check_subgroup(fn, comm, group);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    uint32_t ctx = 0;
+    rc = agree_ctx_all(comm, &ctx);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "context id agreement failed");
+    if (group->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    return comm_of_group(fn, comm, group, ctx, newcomm);
+}
+
+/* Collective over the group only. A caller outside the group (the standard makes that erroneous;
+ * MPI_GROUP_EMPTY is the common case) gets MPI_COMM_NULL without communicating. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Comm_create_group";
+    COMM_CHECK(fn, comm);
+    if (!group_ok(group))
+        return mpi_error(comm, MPI_ERR_GROUP, fn, "invalid group");
+    if (newcomm == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    if (tag < 0 || tag > CREDO_TAG_UB)
+        return mpi_error(comm, MPI_ERR_TAG, fn, "invalid tag %d", tag);
+    int rc = check_subgroup(fn, comm, group);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (group->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    uint32_t ctx = 0;
+    rc = agree_ctx_group(comm, group, tag, &ctx);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(comm, rc, fn, "context id agreement failed");
+    return comm_of_group(fn, comm, group, ctx, newcomm);
+}
+
+/* credo runs one job on one node over shared memory, so MPI_COMM_TYPE_SHARED puts all of comm
+ * in one piece: a split with one color, ranks ordered by key then by rank in comm. */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Comm_split_type";
+    COMM_CHECK(fn, comm);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "unknown split type %d", split_type);
+    if (info != MPI_INFO_NULL && !mpi_info_ok(info))
+        return mpi_error(comm, MPI_ERR_INFO, fn, "invalid info object");
+    if (newcomm == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+}
+
+/* A dup (attributes copied, topology and the rest as MPI_Comm_dup does) whose hints are info's
+ * instead of comm's. */
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Comm_dup_with_info";
+    COMM_CHECK(fn, comm);
+    if (info != MPI_INFO_NULL && !mpi_info_ok(info))
+        return mpi_error(comm, MPI_ERR_INFO, fn, "invalid info object");
+    if (newcomm == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm c = *newcomm;
+    mpi_info_release(c->info);
+    c->info = NULL;
+    if (mpi_comm_hints_merge(c, info) != MPI_SUCCESS)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+CREDO_PMPI(MPI_Comm_create)
+CREDO_PMPI(MPI_Comm_create_group)
+CREDO_PMPI(MPI_Comm_split_type)
+CREDO_PMPI(MPI_Comm_dup_with_info)
