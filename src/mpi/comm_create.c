@@ -1,5 +1,5 @@
-/* src/mpi/comm_create.c — communicators built from groups (MPI_Comm_create, MPI_Comm_create_group),
- * MPI_Comm_split_type and MPI_Comm_dup_with_info, with their context id agreements. */
+/* src/mpi/comm_create.c — communicators from groups (MPI_Comm_create, MPI_Comm_create_group),
+ * MPI_Comm_split_type, MPI_Comm_dup_with_info and MPI_Comm_idup, with their context id choices. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,7 +192,109 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+/* ---- MPI_Comm_idup ----
+ * The max-agreement above cannot run non-blocking: while an idup is pending this process may
+ * agree on other ids (dup, split...), and the idup's eventual maximum could equal one of them.
+ * So an idup's context id comes from a separate space, chosen by the parent's rank 0 alone and
+ * broadcast (a non-blocking bcast on the parent's collective context): rank 0 of the job's rank j
+ * takes, for its k-th idup, CTX_IDUP_BASE + 2 * (j + job_size * k). No two idups share an id, and
+ * agreed ids (which grow by 2 from 4) stay below CTX_IDUP_BASE. Comm_create_group's bit 31 stays
+ * free because the space ends there. */
+#define CTX_IDUP_BASE 0x40000000u
+
+static uint32_t idup_count; /* idups this process has led */
+
+typedef struct idup_state {
+    uint32_t ctx;            /* the bcast buffer */
+    struct credo_comm *c;    /* the new communicator, invalid (magic 0) until the bcast ends */
+} idup_state;
+
+/* Completion hook of the bcast (runs from progress): the communicator gets its context, rank
+ * tables and collectives, and only then a valid magic. If the bcast failed the request carries
+ * the error and the half-built communicator is not handed back (it stays allocated: MPI leaves
+ * the program in an undefined state after an error, and freeing it would leave the user's handle
+ * dangling). */
+static void idup_done(p2p_req *r)
+{
+    int g = r->status.error;
+    r->status.error = g == GOAL_SUCCESS     ? P2P_OK
+                      : g == GOAL_ERR_NOMEM ? P2P_ERR_NOMEM
+                                            : P2P_ERR_INTERN;
+    idup_state *st = (idup_state *)(uintptr_t)r->upper_data[3];
+    r->upper_data[3] = 0;
+    if (st == NULL)
+        return;
+    if (r->status.error == P2P_OK) {
+        st->c->ctx = st->ctx;
+        if (comm_index(st->c) == 0)
+            st->c->magic = COMM_MAGIC;
+        else
+            r->status.error = P2P_ERR_NOMEM;
+    }
+    free(st);
+}
+
+/* Hints and attributes are copied at the call (copy callbacks run here, not from progress);
+ * the new handle is written at once and becomes usable when the request completes. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Comm_idup";
+    COMM_CHECK(fn, comm);
+    if (request == NULL)
+        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+    if (newcomm == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    idup_state *st = calloc(1, sizeof *st);
+    struct credo_comm *c = st != NULL ? comm_new(comm, 0, comm->size) : NULL;
+    if (c == NULL) {
+        free(st);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    c->magic = 0;
+    st->c = c;
+    memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
+    int rc = mpi_comm_hints_merge(c, comm->info);
+    if (rc == MPI_SUCCESS)
+        rc = mpi_attr_copy_all(comm, c);
+    if (rc == MPI_SUCCESS && comm->rank == 0) {
+        uint64_t id = CTX_IDUP_BASE + 2 * ((uint64_t)credo_rt.rank +
+                                           (uint64_t)credo_mpi.job_size * idup_count);
+        if (id + 1 >= 0x80000000u)
+            rc = MPI_ERR_INTERN;
+        st->ctx = (uint32_t)id;
+        idup_count++;
+    }
+    p2p_req *r = NULL;
+    if (rc == MPI_SUCCESS) {
+        int g = coll_ibcast(&st->ctx, 1, sizeof st->ctx, 0, &comm->coll, &r);
+        rc = g == GOAL_SUCCESS       ? MPI_SUCCESS
+             : g == GOAL_ERR_NOMEM ? MPI_ERR_NO_MEM
+                                   : MPI_ERR_INTERN;
+    }
+    if (rc != MPI_SUCCESS) {
+        c->magic = COMM_MAGIC; /* so the delete callbacks see a communicator */
+        mpi_attr_delete_all(c);
+        mpi_comm_destroy(c);
+        free(st);
+        return mpi_error(comm, rc, fn, "%s",
+                         rc == MPI_ERR_INTERN ? "out of context ids" : "start failed");
+    }
+    REQ_BIND(r, comm);
+    r->upper_data[0] = 0;
+    r->upper_data[3] = (uintptr_t)st;
+    *newcomm = c;
+    /* The bcast may have finished inside the start call (a single rank). */
+    if (r->done)
+        idup_done(r);
+    else
+        r->on_complete = idup_done;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
 CREDO_PMPI(MPI_Comm_create)
 CREDO_PMPI(MPI_Comm_create_group)
 CREDO_PMPI(MPI_Comm_split_type)
 CREDO_PMPI(MPI_Comm_dup_with_info)
+CREDO_PMPI(MPI_Comm_idup)

@@ -1,5 +1,5 @@
 /* tests/mpi/attrs.c — attribute caching: keyval copy/delete callbacks counted through dup,
- * dup_with_info, free, set and delete_attr, the predefined callbacks and keys, the MPI-1 names,
+ * dup_with_info, idup, free, set and delete_attr, the predefined callbacks and keys, MPI-1 names,
  * and MPI_COMM_SELF's attributes deleted first thing in MPI_Finalize (exit status 3 if not). np 4. */
 #include "testutil.h"
 
@@ -131,6 +131,25 @@ static void test_callbacks(void) {
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* MPI_Comm_idup copies attributes like MPI_Comm_dup. */
+static void test_idup(void) {
+    cnt = (counts){0, 0, 0, 0};
+    int k;
+    MPI_OK(MPI_Comm_create_keyval(count_copy, count_delete, &k, &cnt));
+    MPI_Comm a, b;
+    MPI_Request rq;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    MPI_OK(MPI_Comm_set_attr(a, k, (void *)(intptr_t)40));
+    MPI_OK(MPI_Comm_idup(a, &b, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    expect_counts(1, 0, "after idup");
+    expect_attr(b, k, 1, 41, "copied by idup");
+    MPI_OK(MPI_Comm_free(&b));
+    MPI_OK(MPI_Comm_free(&a));
+    expect_counts(1, 2, "after freeing both");
+    MPI_OK(MPI_Comm_free_keyval(&k));
+}
+
 static void test_mpi1_names(void) {
     int k;
     MPI_OK(MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, &k, NULL));
@@ -176,6 +195,7 @@ int main(int argc, char **argv) {
     int rank;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     test_callbacks();
+    test_idup();
     test_mpi1_names();
     int k1, k2;
     MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &k1, NULL));

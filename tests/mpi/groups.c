@@ -1,5 +1,6 @@
 /* tests/mpi/groups.c — group set operations and ranges against hand-computed results, and the
- * communicators built from groups: Comm_create, Comm_create_group (subset only), split_type. np 5. */
+ * communicators built from groups: Comm_create, Comm_create_group (subset only), split_type,
+ * and Comm_idup (non-blocking, overlapping). np 5. */
 #include "testutil.h"
 
 static int rank, size;
@@ -294,6 +295,68 @@ static void test_split_type(void) {
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Sends on a, b, c to the next rank and receives on c, b, a from the previous one: if two of the
+ * communicators shared a context, a receive would take the other communicator's message. */
+static void distinct3(MPI_Comm a, MPI_Comm b, MPI_Comm c, const char *what) {
+    MPI_Comm cs[3] = {a, b, c};
+    int cr, n;
+    MPI_OK(MPI_Comm_rank(a, &cr));
+    MPI_OK(MPI_Comm_size(a, &n));
+    int out[3], in[3] = {-1, -1, -1};
+    MPI_Request rq[6];
+    for (int i = 0; i < 3; i++)
+        MPI_OK(MPI_Irecv(&in[2 - i], 1, MPI_INT, (cr + n - 1) % n, 3, cs[2 - i], &rq[i]));
+    for (int i = 0; i < 3; i++) {
+        out[i] = 10 * cr + i;
+        MPI_OK(MPI_Isend(&out[i], 1, MPI_INT, (cr + 1) % n, 3, cs[i], &rq[3 + i]));
+    }
+    MPI_OK(MPI_Waitall(6, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 3; i++)
+        CHECK(in[i] == 10 * ((cr + n - 1) % n) + i, "%s: communicator %d got %d", what, i, in[i]);
+}
+
+/* MPI_Comm_idup must not block: rank 0 starts it, then synchronously sends to rank 1, which
+ * only starts its idup after receiving. Two idups and a blocking dup overlap. */
+static void test_idup(void) {
+    MPI_Comm a, b, d;
+    MPI_Request ra, rb;
+    if (rank == 1) {
+        int v = 0;
+        MPI_OK(MPI_Recv(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(v == 55, "message before idup: %d", v);
+    }
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &a, &ra));
+    if (rank == 0) {
+        int v = 55;
+        MPI_OK(MPI_Ssend(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+    }
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &b, &rb));
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    MPI_OK(MPI_Wait(&rb, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Wait(&ra, MPI_STATUS_IGNORE));
+    CHECK(ra == MPI_REQUEST_NULL && rb == MPI_REQUEST_NULL, "idup requests not released");
+    const int all[5] = {0, 1, 2, 3, 4};
+    exercise(a, all, 5, "idup a");
+    exercise(b, all, 5, "idup b");
+    distinct3(a, b, d, "idup, idup, dup");
+    /* idup of a communicator whose rank 0 is not world rank 0, then of that result. */
+    MPI_Comm odd, o1, o2;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &odd));
+    MPI_OK(MPI_Comm_idup(odd, &o1, &ra));
+    MPI_OK(MPI_Wait(&ra, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Comm_idup(o1, &o2, &ra));
+    MPI_OK(MPI_Wait(&ra, MPI_STATUS_IGNORE));
+    const int rodd[2] = {3, 1}, reven[3] = {4, 2, 0};
+    exercise(o2, rank % 2 ? rodd : reven, rank % 2 ? 2 : 3, "idup of idup of split");
+    distinct3(odd, o1, o2, "split, idup, idup");
+    MPI_OK(MPI_Comm_free(&o2));
+    MPI_OK(MPI_Comm_free(&o1));
+    MPI_OK(MPI_Comm_free(&odd));
+    MPI_OK(MPI_Comm_free(&d));
+    MPI_OK(MPI_Comm_free(&b));
+    MPI_OK(MPI_Comm_free(&a));
+}
+
 int main(int argc, char **argv) {
     MPI_OK(MPI_Init(&argc, &argv));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -305,6 +368,7 @@ int main(int argc, char **argv) {
     test_comm_create();
     test_create_group();
     test_split_type();
+    test_idup();
     free_group(&world);
     MPI_OK(MPI_Finalize());
     if (rank == 0)
