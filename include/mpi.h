@@ -156,6 +156,9 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
 #define MPI_MAX_ERROR_STRING 256
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_OBJECT_NAME 64
+/* Longest info key and value, terminating NUL included. */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 /* Bytes of bookkeeping each buffered send needs in the attached buffer, alignment included. */
 #define MPI_BSEND_OVERHEAD 48
@@ -211,6 +214,9 @@ enum {
     MPI_APPNUM = 5,
     MPI_UNIVERSE_SIZE = 6
 };
+
+/* Split types of MPI_Comm_split_type. */
+enum { MPI_COMM_TYPE_SHARED = 1 };
 
 /* Error classes; credo's error codes are the classes themselves. */
 enum {
@@ -324,6 +330,67 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+
+/* ---- groups, communicator creation, info objects, attribute caching --------------------------- */
+
+extern struct credo_info credo_info_env;
+#define MPI_INFO_ENV (&credo_info_env)
+
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+/* MPI-1 names of the same callback types (deprecated). */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+
+/* The predefined callbacks are real functions, so programs may also call them. */
+MPI_Comm_copy_attr_function credo_comm_null_copy_fn, credo_comm_dup_fn;
+MPI_Comm_delete_attr_function credo_comm_null_delete_fn;
+#define MPI_COMM_NULL_COPY_FN (&credo_comm_null_copy_fn)
+#define MPI_COMM_DUP_FN (&credo_comm_dup_fn)
+#define MPI_COMM_NULL_DELETE_FN (&credo_comm_null_delete_fn)
+#define MPI_NULL_COPY_FN (&credo_comm_null_copy_fn)
+#define MPI_DUP_FN (&credo_comm_dup_fn)
+#define MPI_NULL_DELETE_FN (&credo_comm_null_delete_fn)
+
+/* CREDO_COMM_EXT_DECLS(MPI_) and (PMPI_) declare both names of every function of this section. */
+#define CREDO_COMM_EXT_DECLS(P)                                                                    \
+    int P##Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);                   \
+    int P##Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);            \
+    int P##Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);              \
+    int P##Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);         \
+    int P##Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);         \
+    int P##Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);                         \
+    int P##Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);          \
+    int P##Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,                  \
+                           MPI_Comm *newcomm);                                                     \
+    int P##Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);                    \
+    int P##Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);                     \
+    int P##Comm_set_info(MPI_Comm comm, MPI_Info info);                                            \
+    int P##Comm_get_info(MPI_Comm comm, MPI_Info *info_used);                                      \
+    int P##Info_create(MPI_Info *info);                                                            \
+    int P##Info_set(MPI_Info info, const char *key, const char *value);                            \
+    int P##Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);         \
+    int P##Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);            \
+    int P##Info_get_nkeys(MPI_Info info, int *nkeys);                                              \
+    int P##Info_get_nthkey(MPI_Info info, int n, char *key);                                       \
+    int P##Info_delete(MPI_Info info, const char *key);                                            \
+    int P##Info_dup(MPI_Info info, MPI_Info *newinfo);                                             \
+    int P##Info_free(MPI_Info *info);                                                              \
+    int P##Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,                      \
+                              MPI_Comm_delete_attr_function *comm_delete_attr_fn,                  \
+                              int *comm_keyval, void *extra_state);                                \
+    int P##Comm_free_keyval(int *comm_keyval);                                                     \
+    int P##Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);                     \
+    int P##Comm_delete_attr(MPI_Comm comm, int comm_keyval);                                       \
+    int P##Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,  \
+                         void *extra_state);                                                       \
+    int P##Keyval_free(int *keyval);                                                               \
+    int P##Attr_put(MPI_Comm comm, int keyval, void *attribute_val);                               \
+    int P##Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);                    \
+    int P##Attr_delete(MPI_Comm comm, int keyval);
+CREDO_COMM_EXT_DECLS(MPI_)
 
 /* ---- point to point --------------------------------------------------------------------------- */
 
@@ -579,6 +646,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+CREDO_COMM_EXT_DECLS(PMPI_)
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);

@@ -38,7 +38,7 @@ static int comm_tables(struct credo_comm *c, int size)
 
 /* Fills comm_of and rank from world_of, and sets up the collective schedules (context ctx + 1;
  * world_of outlives them: both go in mpi_comm_destroy). 0 or -1 (out of memory). */
-static int comm_index(struct credo_comm *c)
+int comm_index(struct credo_comm *c)
 {
     c->rank = MPI_UNDEFINED;
     for (int r = 0; r < c->size; r++) {
@@ -72,10 +72,12 @@ void mpi_comm_finalize(void)
         free(pre[i]->world_of);
         free(pre[i]->comm_of);
         pre[i]->world_of = pre[i]->comm_of = NULL;
+        mpi_info_release(pre[i]->info);
+        pre[i]->info = NULL;
     }
 }
 
-static struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size)
+struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size)
 {
     struct credo_comm *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -151,9 +153,15 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (c == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
-    if (comm_index(c) != 0) {
+    if (comm_index(c) != 0 || mpi_comm_hints_merge(c, comm->info) != MPI_SUCCESS) {
         mpi_comm_destroy(c);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    /* The duplicate gets the parent's hints and whatever the copy callbacks cache (attr.c). */
+    if ((rc = mpi_attr_copy_all(comm, c)) != MPI_SUCCESS) {
+        mpi_attr_delete_all(c);
+        mpi_comm_destroy(c);
+        return mpi_error(comm, rc, fn, "attribute copy callback failed (%d)", rc);
     }
     *newcomm = c;
     return MPI_SUCCESS;
@@ -235,6 +243,7 @@ void mpi_comm_destroy(MPI_Comm c)
         free(c->errh);
     }
     coll_comm_destroy(&c->coll);
+    mpi_info_release(c->info);
     free(c->world_of);
     free(c->comm_of);
     free(c);
@@ -251,10 +260,14 @@ int MPI_Comm_free(MPI_Comm *comm)
     struct credo_comm *c = *comm;
     if (c->predefined)
         return mpi_error(c, MPI_ERR_COMM, fn, "cannot free %s", c->name);
+    /* Delete callbacks see a valid communicator; they all run even if one fails. */
+    int rc = mpi_attr_delete_all(c);
     /* Pending requests keep the tables alive; the handle is dead from now on. */
     c->magic = DEAD_MAGIC;
     *comm = MPI_COMM_NULL;
     mpi_comm_release(c);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(NULL, rc, fn, "attribute delete callback failed (%d)", rc);
     return MPI_SUCCESS;
 }
 
@@ -329,7 +342,11 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
         val = &universe;
         break;
     default:
-        return mpi_error(comm, MPI_ERR_KEYVAL, fn, "unknown attribute key %d", comm_keyval);
+        /* User keyvals (attr.c): the value itself, not a pointer to it. */
+        if (!mpi_attr_keyval_ok(comm_keyval))
+            return mpi_error(comm, MPI_ERR_KEYVAL, fn, "unknown attribute key %d", comm_keyval);
+        *flag = mpi_attr_lookup(comm, comm_keyval, (void **)attribute_val);
+        return MPI_SUCCESS;
     }
     *(int **)attribute_val = val;
     *flag = 1;
@@ -364,12 +381,12 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 
 /* ---- groups ---- */
 
-static int group_ok(MPI_Group g)
+int group_ok(MPI_Group g)
 {
     return g != NULL && g->magic == GROUP_MAGIC;
 }
 
-static struct credo_group *group_new(int size)
+struct credo_group *group_new(int size)
 {
     struct credo_group *g = calloc(1, sizeof *g);
     if (g == NULL)
@@ -385,7 +402,7 @@ static struct credo_group *group_new(int size)
     return g;
 }
 
-static void group_index(struct credo_group *g)
+void group_index(struct credo_group *g)
 {
     g->rank = MPI_UNDEFINED;
     for (int i = 0; i < g->size; i++)
@@ -530,6 +547,10 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
         return rc;
     if (newgroup == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "newgroup is NULL");
+    if (n == 0) { /* every empty result is MPI_GROUP_EMPTY (as in group.c) */
+        *newgroup = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
     struct credo_group *g = group_new(n);
     if (g == NULL)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -550,6 +571,10 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
         return rc;
     if (newgroup == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "newgroup is NULL");
+    if (n == group->size) {
+        *newgroup = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
     struct credo_group *g = group_new(group->size - n);
     if (g == NULL)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");

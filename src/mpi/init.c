@@ -91,6 +91,11 @@ int MPI_Finalize(void)
     static const char fn[] = "MPI_Finalize";
     if (!MPI_READY())
         return mpi_not_ready(fn);
+    /* Attribute delete callbacks first, MPI still usable: libraries use COMM_SELF's as their
+     * finalize hook (attr.c). A failing callback is reported but does not stop the shutdown. */
+    int arc = mpi_attr_finalize_comms();
+    if (arc != MPI_SUCCESS)
+        mpi_error(MPI_COMM_WORLD, arc, fn, "attribute delete callback failed (%d)", arc);
     /* Buffered sends must leave before the barrier; the barrier makes sure no rank tears down
      * its mailbox while a peer still sends to it. */
     mpi_bsend_drain();
@@ -100,6 +105,7 @@ int MPI_Finalize(void)
     credo_mpi.state = MPI_STATE_DONE;
     credo_progress_thread_stop();
     mpi_comm_finalize();
+    mpi_attr_finalize();
     if (credo_finalize() != 0)
         return MPI_ERR_OTHER;
     return MPI_SUCCESS;

@@ -92,6 +92,8 @@ struct credo_comm {
     int predefined;
     char name[MPI_MAX_OBJECT_NAME];
     coll_comm coll;        /* GOAL schedules of this comm's collectives, on context ctx + 1 */
+    struct credo_attr *attrs; /* cached user attributes, newest first (attr.c) */
+    MPI_Info info;         /* hints set by the user (info.c), NULL if none */
 };
 
 struct credo_group {
@@ -271,6 +273,42 @@ static inline void mpi_comm_release(MPI_Comm comm)
         mpi_comm_destroy(comm);
 }
 void mpi_comm_finalize(void);
+
+/* comm.c helpers shared with comm_create.c: a communicator of `size` members on context ctx
+ * (world_of to be filled by the caller), then its rank tables and collectives. */
+struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size);
+int comm_index(struct credo_comm *c);
+
+/* ---- groups (comm.c, group.c) ---- */
+
+int group_ok(MPI_Group g);
+struct credo_group *group_new(int size);
+/* Sets g->rank from g->world_of. */
+void group_index(struct credo_group *g);
+
+/* ---- info objects and communicator hints (info.c) ---- */
+
+int mpi_info_ok(MPI_Info info);
+/* A new info holding in's pairs (in may be NULL: empty). 0 or MPI_ERR_NO_MEM, not reported. */
+int mpi_info_dup(MPI_Info in, MPI_Info *out);
+void mpi_info_release(MPI_Info info);
+/* Adds info's pairs to comm's hints. 0 or MPI_ERR_NO_MEM, not reported. */
+int mpi_comm_hints_merge(MPI_Comm comm, MPI_Info info);
+
+/* ---- attribute caching (attr.c); error returns are MPI classes, not reported ---- */
+
+/* Runs comm's copy callbacks, caching the results on its duplicate dup. */
+int mpi_attr_copy_all(MPI_Comm comm, MPI_Comm dup);
+/* Runs the delete callbacks of all of comm's attributes and drops them. */
+int mpi_attr_delete_all(MPI_Comm comm);
+/* 1 and *val if comm caches a value for user keyval k. */
+int mpi_attr_lookup(MPI_Comm comm, int k, void **val);
+/* 1 if k is a user keyval the program may still name. */
+int mpi_attr_keyval_ok(int k);
+/* First step of MPI_Finalize: the attributes of COMM_SELF, then of COMM_WORLD. */
+int mpi_attr_finalize_comms(void);
+/* Last step of MPI_Finalize: the keyval table. */
+void mpi_attr_finalize(void);
 
 /* ---- bsend (bsend.c) ---- */
 
