@@ -20,6 +20,8 @@ typedef struct coll_args {
     coll_key k;
     const int *scounts, *sdispls, *rcounts, *rdispls; /* v-variants (not cached) */
     size_t scount;
+    int nsend, nrecv; /* neighbourhood exchange (not cached) */
+    const coll_nbr *sends, *recvs;
 } coll_args;
 
 /* A compiled collective: the schedule and the op its callbacks point at. */
@@ -64,7 +66,8 @@ static int build(coll_comm *c, const coll_args *a, coll_sched *cs)
     coll_spec sp = {.kind = k->kind, .alg = k->alg, .root = k->root, .commute = k->commute,
                     .sb = k->sb, .rb = k->rb, .count = k->count, .esize = k->esize,
                     .scount = a->scount, .scounts = a->scounts, .sdispls = a->sdispls,
-                    .rcounts = a->rcounts, .rdispls = a->rdispls, .op = &cs->op};
+                    .rcounts = a->rcounts, .rdispls = a->rdispls, .op = &cs->op,
+                    .nsend = a->nsend, .nrecv = a->nrecv, .sends = a->sends, .recvs = a->recvs};
     return coll_build(&sp, c->grp.size, c->grp.rank, &cs->s);
 }
 
@@ -372,6 +375,26 @@ int coll_iexscan(const void *sb, void *rb, size_t count, size_t esize, const col
         return GOAL_ERR_ARG;
     coll_args a = args(CK_EXSCAN, sb, rb, count, esize, 0, op);
     return start(c, &a, op, 1, req);
+}
+
+int coll_ineighbor(const void *sb, int nsend, const coll_nbr *sends, void *rb, int nrecv,
+                   const coll_nbr *recvs, coll_comm *c, p2p_req **req)
+{
+    if (nsend < 0 || nrecv < 0 || (nsend && !sends) || (nrecv && !recvs))
+        return GOAL_ERR_ARG;
+    /* Checked here rather than left to the graph: a bad peer would otherwise surface only when the
+     * run starts (max_peer), a bad tag as a graph error. */
+    for (int i = 0; i < nsend + nrecv; i++) {
+        const coll_nbr *m = i < nsend ? &sends[i] : &recvs[i - nsend];
+        if (m->peer < 0 || m->peer >= c->grp.size || m->tag < 0 || m->tag > GOAL_TAG_UB)
+            return GOAL_ERR_ARG;
+    }
+    coll_args a = args(CK_NEIGHBOR, sb, rb, 0, 1, 0, NULL);
+    a.nsend = nsend;
+    a.nrecv = nrecv;
+    a.sends = sends;
+    a.recvs = recvs;
+    return start(c, &a, NULL, 0, req);
 }
 
 int coll_wait(p2p_req *req)
