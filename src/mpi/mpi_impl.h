@@ -91,6 +91,7 @@ struct credo_comm {
     int predefined;
     char name[MPI_MAX_OBJECT_NAME];
     coll_comm coll;        /* GOAL schedules of this comm's collectives, on context ctx + 1 */
+    struct credo_topo *topo; /* process topology (topo.c) or NULL */
 };
 
 struct credo_group {
@@ -231,6 +232,12 @@ static inline void mpi_comm_release(MPI_Comm comm)
         mpi_comm_destroy(comm);
 }
 void mpi_comm_finalize(void);
+
+/* ---- topologies (topo.c) ---- */
+
+/* Deep copy for MPI_Comm_dup (NULL if out of memory); free accepts NULL. */
+struct credo_topo *mpi_topo_dup(const struct credo_topo *t);
+void mpi_topo_free(struct credo_topo *t);
 
 /* ---- bsend (bsend.c) ---- */
 
