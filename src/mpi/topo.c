@@ -162,10 +162,12 @@ static int cart_neighbor(const struct credo_topo *t, int rank, int d, long long 
 
 /* Exhaustive search of the factorisations of m into k factors in non-increasing order. "As close
  * to each other as possible" is taken as: the smallest spread (largest minus smallest factor),
- * ties broken by the smaller sum of squares. Pruned by the bound d^left >= rest (the remaining
- * factors are at most d) and by the spread already reached; grids are small, so this is fast. */
+ * ties broken by the smaller sum of squares. Each position tries its divisors in ascending order
+ * from the smallest that can still cover the rest (d^left >= rest), so balanced answers come first,
+ * and stops once the spread is bound to exceed the best: the remaining factors multiply to rest / d,
+ * so their minimum is at most the (left-1)-th root of it, and that bound grows with d. */
 typedef struct dims_search {
-    const int *div; /* divisors of m, descending */
+    const int *div; /* divisors of m, ascending */
     int ndiv, k;
     int *cur, *best;
     long long best_spread, best_sq;
@@ -182,9 +184,27 @@ static int pow_at_least(int d, int e, int m)
     return p >= m;
 }
 
+/* The largest r with r^e <= x (x >= 1, e >= 1): integer arithmetic, no libm. */
+static int iroot(int x, int e)
+{
+    int lo = 1, hi = x; /* lo^e <= x throughout */
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        long long p = 1;
+        for (int i = 0; i < e && p <= x; i++)
+            p *= mid; /* p <= x < 2^31 before, mid < 2^31: no overflow */
+        if (p <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 static void dims_rec(dims_search *s, int pos, int rest, int maxv)
 {
-    if (pos == s->k - 1) {
+    int left = s->k - pos;
+    if (left == 1) {
         if (rest > maxv)
             return;
         s->cur[pos] = rest;
@@ -201,12 +221,13 @@ static void dims_rec(dims_search *s, int pos, int rest, int maxv)
     }
     for (int i = 0; i < s->ndiv; i++) {
         int d = s->div[i];
-        if (d > maxv || rest % d)
+        if (d > maxv || d > rest)
+            break;
+        if (rest % d || !pow_at_least(d, left, rest))
             continue;
-        if (!pow_at_least(d, s->k - pos, rest))
-            break; /* smaller d cannot cover rest either */
-        if (pos > 0 && s->best_spread >= 0 && s->cur[0] - d > s->best_spread)
-            break; /* the spread only grows with smaller d */
+        int top = pos ? s->cur[0] : d;
+        if (s->best_spread >= 0 && top - iroot(rest / d, left - 1) > s->best_spread)
+            break;
         s->cur[pos] = d;
         dims_rec(s, pos + 1, rest / d, d);
     }
@@ -249,10 +270,10 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
         free(cur);
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     }
-    /* Divisors descending: the large ones m / d (d ascending), then the small ones d descending. */
+    /* Divisors ascending: the small ones d, then the large ones m / d (d descending). */
     for (int d = 1; (long long)d * d <= m; d++)
         if (m % d == 0)
-            div[ndiv++] = m / d;
+            div[ndiv++] = d;
     for (int i = nsmall - 1; i >= 0; i--)
         if (m / div[i] != div[ndiv - 1])
             div[ndiv++] = m / div[i];
