@@ -105,7 +105,8 @@ static void run_allgather(MPI_Comm c, const nbhd *nb, const char *what) {
 
 /* Allgatherv with blocks in reverse order and one-int gaps; alltoallv with count slot+1 per out
  * slot, so a receive count follows from the sender's slot. */
-static void run_v(MPI_Comm c, const nbhd *nb, const char *what) {
+static void run_v(MPI_Comm c, const nbhd *nb, const char *what, int nonblocking) {
+    MPI_Request r;
     int sb[64], rb[128], rc[16], rd[16], sc[16], sd[16];
     for (int k = 0; k < CNT; k++)
         sb[k] = val(me, 0, k);
@@ -115,7 +116,12 @@ static void run_v(MPI_Comm c, const nbhd *nb, const char *what) {
         rc[i] = CNT;
         rd[i] = (nb->nin - 1 - i) * (CNT + 1);
     }
-    MPI_OK(MPI_Neighbor_allgatherv(sb, CNT, MPI_INT, rb, rc, rd, MPI_INT, c));
+    if (nonblocking) {
+        MPI_OK(MPI_Ineighbor_allgatherv(sb, CNT, MPI_INT, rb, rc, rd, MPI_INT, c, &r));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else {
+        MPI_OK(MPI_Neighbor_allgatherv(sb, CNT, MPI_INT, rb, rc, rd, MPI_INT, c));
+    }
     for (int i = 0; i < nb->nin; i++)
         for (int k = 0; k <= CNT; k++) {
             int want = k == CNT || nb->in[i] == MPI_PROC_NULL ? SENTINEL : val(nb->in[i], 0, k);
@@ -135,7 +141,12 @@ static void run_v(MPI_Comm c, const nbhd *nb, const char *what) {
         rc[i] = nb->peer_slot[i] + 1;
         rd[i] = 7 * (nb->nin - 1 - i) + 1;
     }
-    MPI_OK(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, c));
+    if (nonblocking) {
+        MPI_OK(MPI_Ineighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, c, &r));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else {
+        MPI_OK(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, c));
+    }
     int written = 0;
     for (int i = 0; i < nb->nin; i++)
         for (int k = 0; k < rc[i]; k++) {
@@ -178,7 +189,8 @@ static void run_all(MPI_Comm c, const nbhd *nb, const char *what) {
     run_alltoall(c, nb, what, 0);
     run_alltoall(c, nb, what, 1);
     run_allgather(c, nb, what);
-    run_v(c, nb, what);
+    run_v(c, nb, what, 0);
+    run_v(c, nb, what, 1);
     run_strided(c, nb, what);
     tu_note("%s", what);
 }
@@ -210,6 +222,12 @@ static void test_grids(void) {
     cart_nbhd(c, &nb);
     CHECK(nb.in[0] == 0 && nb.in[1] == 0, "self ring neighbours %d %d", nb.in[0], nb.in[1]);
     run_all(c, &nb, "periodic grid of one");
+    MPI_OK(MPI_Comm_free(&c));
+    /* zero dimensions: no neighbours, an empty schedule */
+    MPI_OK(MPI_Cart_create(MPI_COMM_SELF, 0, NULL, NULL, 0, &c));
+    cart_nbhd(c, &nb);
+    CHECK(nb.nin == 0, "0-d grid has %d neighbours", nb.nin);
+    run_all(c, &nb, "0-d grid");
     MPI_OK(MPI_Comm_free(&c));
 }
 
