@@ -66,9 +66,10 @@ int coll_iexscan(const void *sb, void *rb, size_t count, size_t esize, const col
                  coll_comm *c, p2p_req **req);
 /* Neighbourhood collectives: the nsend messages of `sends` out of sb and the nrecv of `recvs` into
  * rb (offsets and sizes in bytes, peers are group ranks, tags 0..GOAL_TAG_UB), all independent.
- * Built per call and not cached (the lists may change between calls); the lists are copied. */
+ * cacheable: keep the schedule in the communicator's cache, keyed by the buffers and the lists
+ * (pass 0 for buffers that change every call, such as packing temporaries). The lists are copied. */
 int coll_ineighbor(const void *sb, int nsend, const coll_nbr *sends, void *rb, int nrecv,
-                   const coll_nbr *recvs, coll_comm *c, p2p_req **req);
+                   const coll_nbr *recvs, int cacheable, coll_comm *c, p2p_req **req);
 
 /* Blocking forms: start, wait, release. */
 int coll_wait(p2p_req *req);

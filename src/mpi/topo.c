@@ -1087,7 +1087,9 @@ static int do_neighbor(const char *fn, const nb_args *a, MPI_Comm comm, MPI_Requ
             if (nb.in[i] != MPI_PROC_NULL)
                 msg[ns + nr++] =
                     (coll_nbr){nb.in[i], nb.intag[i], (size_t)rd_b[i], (size_t)rc_b[i]};
-        grc = coll_ineighbor(s, ns, msg, d, nr, msg + ns, &comm->coll, &r);
+        /* Cached unless a buffer is a packing temporary (x: new addresses every call, which would
+         * only push useful schedules out of the cache). Stencil loops repeat the same call. */
+        grc = coll_ineighbor(s, ns, msg, d, nr, msg + ns, x == NULL, &comm->coll, &r);
     }
     free(v);
     free(msg);

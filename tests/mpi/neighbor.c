@@ -338,6 +338,38 @@ static void test_overlap(void) {
     tu_note("non-blocking neighbour collectives overlapped with point-to-point");
 }
 
+/* Same buffers, different counts, alternating: a schedule cached for one call must not serve the
+ * other (blocks move with the count). */
+static void test_same_buffers(void) {
+    int dims[2] = {0, 0};
+    MPI_OK(MPI_Dims_create(size, 2, dims));
+    MPI_Comm c;
+    nbhd nb;
+    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, (int[]){1, 0}, 0, &c));
+    cart_nbhd(c, &nb);
+    static int sb[4 * CNT], rb[4 * CNT];
+    for (int round = 0; round < 6; round++) {
+        int n = round % 2 ? CNT - 1 : CNT;
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < n; k++)
+                sb[j * n + k] = val(rank, j, k) + round;
+        for (int i = 0; i < 4 * CNT; i++)
+            rb[i] = SENTINEL;
+        MPI_OK(MPI_Neighbor_alltoall(sb, n, MPI_INT, rb, n, MPI_INT, c));
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < n; k++) {
+                int want = nb.in[i] == MPI_PROC_NULL ? SENTINEL
+                                                     : val(nb.in[i], nb.peer_slot[i], k) + round;
+                CHECK(rb[i * n + k] == want, "round %d (count %d): block %d [%d] = %d, want %d",
+                      round, n, i, k, rb[i * n + k], want);
+            }
+        for (int i = 4 * n; i < 4 * CNT; i++)
+            CHECK(rb[i] == SENTINEL, "round %d (count %d): wrote past the blocks", round, n);
+    }
+    MPI_OK(MPI_Comm_free(&c));
+    tu_note("repeated calls on the same buffers with changing counts");
+}
+
 static void test_errors(void) {
     int x = 0, y[16];
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -370,6 +402,7 @@ int main(int argc, char **argv) {
     test_graph();
     test_dist_graph();
     test_overlap();
+    test_same_buffers();
     test_errors();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     tu_note("neighbor done");
