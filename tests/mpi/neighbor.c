@@ -1,6 +1,5 @@
-/* tests/mpi/neighbor.c — neighbourhood collectives (allgather(v), alltoall(v), blocking and not) on a
- * periodic 2-D torus, a non-periodic grid (PROC_NULL blocks untouched), a graph with a double edge
- * and distributed graphs; derived datatypes; a non-blocking one overlapped with point-to-point. */
+/* tests/mpi/neighbor.c — neighbourhood collectives, blocking and not, on tori, open grids, graphs and
+ * distributed graphs: data, untouched PROC_NULL blocks, derived types, overlap with point-to-point. */
 #include "testutil.h"
 
 #define SENTINEL (-7)

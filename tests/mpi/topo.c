@@ -1,7 +1,8 @@
-/* tests/mpi/topo.c — process topologies: Dims_create, Cartesian grids (create, get, rank, coords,
- * shift, sub, map), graphs, distributed graphs, Topo_test, Comm_dup keeping the topology, errors.
- * np 6 (2x3 grids); "fatal" as argument: rank 1 calls MPI_Cart_shift on MPI_COMM_WORLD. */
+/* tests/mpi/topo.c — process topologies at np 6: Dims_create, 2x3 Cartesian grids, Cart_sub, graphs,
+ * distributed graphs, Topo_test, Comm_dup keeping the topology, errors (and a fatal one). */
 #include "testutil.h"
+
+/* With "fatal" as argument, rank 1 calls MPI_Cart_shift on MPI_COMM_WORLD (no topology). */
 
 static int rank, size;
 
