@@ -603,6 +603,74 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
                    MPI_Op op, MPI_Comm comm, MPI_Request *request);
 CREDO_COLL_DECLS(MPI_)
 
+/* ---- process topologies and neighbourhood collectives (MPI-3) --------------------------------- */
+
+/* MPI_Topo_test results (or MPI_UNDEFINED: no topology). */
+enum { MPI_GRAPH = 1, MPI_CART = 2, MPI_DIST_GRAPH = 3 };
+
+/* Weight arguments of the distributed-graph constructors: no weights, or an empty weight list. */
+extern int credo_unweighted, credo_weights_empty;
+#define MPI_UNWEIGHTED (&credo_unweighted)
+#define MPI_WEIGHTS_EMPTY (&credo_weights_empty)
+
+#define CREDO_TOPO_DECLS(P)                                                                        \
+    int P##Dims_create(int nnodes, int ndims, int dims[]);                                         \
+    int P##Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],        \
+                       int reorder, MPI_Comm *comm_cart);                                          \
+    int P##Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);          \
+    int P##Cartdim_get(MPI_Comm comm, int *ndims);                                                 \
+    int P##Cart_rank(MPI_Comm comm, const int coords[], int *rank);                                \
+    int P##Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);                        \
+    int P##Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);   \
+    int P##Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);                    \
+    int P##Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],               \
+                    int *newrank);                                                                 \
+    int P##Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],       \
+                        int reorder, MPI_Comm *comm_graph);                                        \
+    int P##Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);                                 \
+    int P##Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);         \
+    int P##Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);                        \
+    int P##Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);            \
+    int P##Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],              \
+                     int *newrank);                                                                \
+    int P##Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],        \
+                                      const int sourceweights[], int outdegree,                    \
+                                      const int destinations[], const int destweights[],           \
+                                      MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);      \
+    int P##Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],   \
+                             const int destinations[], const int weights[], MPI_Info info,         \
+                             int reorder, MPI_Comm *comm_dist_graph);                              \
+    int P##Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,                \
+                                      int *weighted);                                              \
+    int P##Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],                     \
+                                int sourceweights[], int maxoutdegree, int destinations[],         \
+                                int destweights[]);                                                \
+    int P##Topo_test(MPI_Comm comm, int *status);                                                  \
+    int P##Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,           \
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm); \
+    int P##Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,          \
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, \
+                               MPI_Request *request);                                              \
+    int P##Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,          \
+                               void *recvbuf, const int recvcounts[], const int displs[],          \
+                               MPI_Datatype recvtype, MPI_Comm comm);                              \
+    int P##Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,         \
+                                void *recvbuf, const int recvcounts[], const int displs[],         \
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);       \
+    int P##Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,            \
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);  \
+    int P##Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,           \
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,  \
+                              MPI_Request *request);                                               \
+    int P##Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],    \
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],        \
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);          \
+    int P##Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],   \
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],       \
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,          \
+                               MPI_Request *request);
+CREDO_TOPO_DECLS(MPI_)
+
 /* ---- profiling interface: every function above under its PMPI_ name ------------------------ */
 
 int PMPI_Init(int *argc, char ***argv);
@@ -775,6 +843,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op);
 CREDO_COLL_DECLS(PMPI_)
+CREDO_TOPO_DECLS(PMPI_)
 
 #ifdef __cplusplus
 }

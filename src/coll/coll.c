@@ -20,6 +20,8 @@ typedef struct coll_args {
     coll_key k;
     const int *scounts, *sdispls, *rcounts, *rdispls; /* v-variants (not cached) */
     size_t scount;
+    int nsend, nrecv; /* neighbourhood exchange (not cached) */
+    const coll_nbr *sends, *recvs;
 } coll_args;
 
 /* A compiled collective: the schedule and the op its callbacks point at. */
@@ -28,6 +30,7 @@ typedef struct coll_sched {
     coll_key key;
     coll_op op;
     int cached;
+    coll_nbr *nbr; /* cached neighbourhood exchange: its sends then its receives (key: sizes, hash) */
 } coll_sched;
 
 #define COLL_CACHE_SLOTS 32
@@ -64,7 +67,8 @@ static int build(coll_comm *c, const coll_args *a, coll_sched *cs)
     coll_spec sp = {.kind = k->kind, .alg = k->alg, .root = k->root, .commute = k->commute,
                     .sb = k->sb, .rb = k->rb, .count = k->count, .esize = k->esize,
                     .scount = a->scount, .scounts = a->scounts, .sdispls = a->sdispls,
-                    .rcounts = a->rcounts, .rdispls = a->rdispls, .op = &cs->op};
+                    .rcounts = a->rcounts, .rdispls = a->rdispls, .op = &cs->op,
+                    .nsend = a->nsend, .nrecv = a->nrecv, .sends = a->sends, .recvs = a->recvs};
     return coll_build(&sp, c->grp.size, c->grp.rank, &cs->s);
 }
 
@@ -72,8 +76,28 @@ static void sched_free(coll_sched *cs)
 {
     if (cs) {
         goal_sched_destroy(cs->s);
+        free(cs->nbr);
         free(cs);
     }
+}
+
+static int nbr_same(const coll_nbr *x, const coll_nbr *y, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i].peer != y[i].peer || x[i].tag != y[i].tag || x[i].off != y[i].off ||
+            x[i].bytes != y[i].bytes)
+            return 0;
+    return 1;
+}
+
+/* A cached schedule matches a key; a neighbourhood exchange's key holds only a hash of its lists,
+ * so they are compared in full. */
+static int sched_matches(const coll_sched *cs, const coll_args *a)
+{
+    if (memcmp(&cs->key, &a->k, sizeof a->k))
+        return 0;
+    return a->k.kind != CK_NEIGHBOR || (nbr_same(cs->nbr, a->sends, a->nsend) &&
+                                        nbr_same(cs->nbr + a->nsend, a->recvs, a->nrecv));
 }
 
 /* Finds or builds the schedule; v-variants (argument arrays) are never cached. */
@@ -84,12 +108,12 @@ static int get_sched(coll_comm *c, const coll_args *a, const coll_op *op, int ca
     if (cacheable && cc) {
         /* Loops repeat one collective: the last hit is checked first. */
         coll_sched *last = cc->e[cc->last_hit];
-        if (last && !memcmp(&last->key, &a->k, sizeof a->k)) {
+        if (last && sched_matches(last, a)) {
             *out = last;
             return GOAL_SUCCESS;
         }
         for (unsigned i = 0; i < COLL_CACHE_SLOTS; i++)
-            if (cc->e[i] && !memcmp(&cc->e[i]->key, &a->k, sizeof a->k)) {
+            if (cc->e[i] && sched_matches(cc->e[i], a)) {
                 cc->last_hit = i;
                 *out = cc->e[i];
                 return GOAL_SUCCESS;
@@ -101,8 +125,20 @@ static int get_sched(coll_comm *c, const coll_args *a, const coll_op *op, int ca
     cs->key = a->k;
     if (op)
         cs->op = *op;
+    if (cacheable && a->k.kind == CK_NEIGHBOR) {
+        size_t n = (size_t)a->nsend + (size_t)a->nrecv;
+        if (!(cs->nbr = malloc(n * sizeof(coll_nbr) + 1))) {
+            free(cs);
+            return GOAL_ERR_NOMEM;
+        }
+        if (a->nsend)
+            memcpy(cs->nbr, a->sends, (size_t)a->nsend * sizeof(coll_nbr));
+        if (a->nrecv)
+            memcpy(cs->nbr + a->nsend, a->recvs, (size_t)a->nrecv * sizeof(coll_nbr));
+    }
     int rc = build(c, a, cs);
     if (rc) {
+        free(cs->nbr);
         free(cs);
         return rc;
     }
@@ -372,6 +408,42 @@ int coll_iexscan(const void *sb, void *rb, size_t count, size_t esize, const col
         return GOAL_ERR_ARG;
     coll_args a = args(CK_EXSCAN, sb, rb, count, esize, 0, op);
     return start(c, &a, op, 1, req);
+}
+
+/* FNV-1a over the fields of the message lists (field by field: no padding bytes involved). */
+static size_t nbr_hash(const coll_nbr *m, int n, uint64_t h)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t f[4] = {(uint64_t)(uint32_t)m[i].peer, (uint64_t)(uint32_t)m[i].tag, m[i].off,
+                         m[i].bytes};
+        for (int j = 0; j < 4; j++)
+            h = (h ^ f[j]) * 0x100000001b3ull;
+    }
+    return (size_t)h;
+}
+
+int coll_ineighbor(const void *sb, int nsend, const coll_nbr *sends, void *rb, int nrecv,
+                   const coll_nbr *recvs, int cacheable, coll_comm *c, p2p_req **req)
+{
+    if (nsend < 0 || nrecv < 0 || (nsend && !sends) || (nrecv && !recvs))
+        return GOAL_ERR_ARG;
+    /* Checked here rather than left to the graph: a bad peer would otherwise surface only when the
+     * run starts (max_peer), a bad tag as a graph error. */
+    for (int i = 0; i < nsend + nrecv; i++) {
+        const coll_nbr *m = i < nsend ? &sends[i] : &recvs[i - nsend];
+        if (m->peer < 0 || m->peer >= c->grp.size || m->tag < 0 || m->tag > GOAL_TAG_UB)
+            return GOAL_ERR_ARG;
+    }
+    /* The key: both list sizes, the buffers and a hash of the lists (compared in full on a hit). */
+    coll_args a = args(CK_NEIGHBOR, sb, rb, 0, 1, nsend, NULL);
+    a.k.alg = nrecv;
+    if (cacheable)
+        a.k.count = nbr_hash(recvs, nrecv, nbr_hash(sends, nsend, 0xcbf29ce484222325ull));
+    a.nsend = nsend;
+    a.nrecv = nrecv;
+    a.sends = sends;
+    a.recvs = recvs;
+    return start(c, &a, NULL, cacheable, req);
 }
 
 int coll_wait(p2p_req *req)

@@ -64,6 +64,12 @@ int coll_iscan(const void *sb, void *rb, size_t count, size_t esize, const coll_
                coll_comm *c, p2p_req **req);
 int coll_iexscan(const void *sb, void *rb, size_t count, size_t esize, const coll_op *op,
                  coll_comm *c, p2p_req **req);
+/* Neighbourhood collectives: the nsend messages of `sends` out of sb and the nrecv of `recvs` into
+ * rb (offsets and sizes in bytes, peers are group ranks, tags 0..GOAL_TAG_UB), all independent.
+ * cacheable: keep the schedule in the communicator's cache, keyed by the buffers and the lists
+ * (pass 0 for buffers that change every call, such as packing temporaries). The lists are copied. */
+int coll_ineighbor(const void *sb, int nsend, const coll_nbr *sends, void *rb, int nrecv,
+                   const coll_nbr *recvs, int cacheable, coll_comm *c, p2p_req **req);
 
 /* Blocking forms: start, wait, release. */
 int coll_wait(p2p_req *req);

@@ -1087,6 +1087,18 @@ static void build_scan(bld *b, const coll_spec *a, int exclusive)
         dep(b, lastA, vcopy(b, A, U(k->rb), n));
 }
 
+/* Neighbourhood exchange: every send and receive is posted at once, none depends on another (a
+ * stencil's halo messages are independent); the caller's tags keep repeated peers apart. */
+static void build_neighbor(bld *b, const coll_spec *a)
+{
+    for (int i = 0; i < a->nsend; i++)
+        vsend(b, at(U(a->sb), a->sends[i].off), a->sends[i].bytes, a->sends[i].peer,
+              a->sends[i].tag);
+    for (int i = 0; i < a->nrecv; i++)
+        vrecv(b, at(U(a->rb), a->recvs[i].off), a->recvs[i].bytes, a->recvs[i].peer,
+              a->recvs[i].tag);
+}
+
 int coll_algo_by_name(const char *v)
 {
     static const struct { const char *name; int alg; } names[] = {
@@ -1188,6 +1200,7 @@ int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
     case CK_RS: build_reduce_scatter(&b, a); break;
     case CK_SCAN: build_scan(&b, a, 0); break;
     case CK_EXSCAN: build_scan(&b, a, 1); break;
+    case CK_NEIGHBOR: build_neighbor(&b, a); break;
     }
     GOAL_AllocateScratchpad(b.g, b.scratch);
     int rc = b.err ? b.err : goal_compile(b.g, out);

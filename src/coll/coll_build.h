@@ -48,8 +48,17 @@ enum coll_algo {
 enum coll_kind {
     CK_BARRIER = 1, CK_BCAST, CK_REDUCE, CK_ALLREDUCE, CK_GATHER, CK_GATHERV, CK_SCATTER,
     CK_SCATTERV, CK_ALLGATHER, CK_ALLGATHERV, CK_ALLTOALL, CK_ALLTOALLV, CK_RSB, CK_RS, CK_SCAN,
-    CK_EXSCAN
+    CK_EXSCAN, CK_NEIGHBOR
 };
+
+/* One message of a neighbourhood exchange (CK_NEIGHBOR): `bytes` bytes at byte offset `off` of the
+ * send (or receive) buffer, to (or from) group rank `peer`, with schedule tag `tag`. The caller
+ * picks the tags so that each send matches exactly one receive even when a peer appears several
+ * times (src/mpi/topo.c: direction tags for Cartesian grids, occurrence counts for graphs). */
+typedef struct coll_nbr {
+    int peer, tag;
+    size_t off, bytes;
+} coll_nbr;
 
 /* Everything one rank's schedule depends on. Buffers are only recorded as addresses (never read
  * while building), so a simulator may pass any non-NULL placeholders. The v-variant arrays are
@@ -66,6 +75,8 @@ typedef struct coll_spec {
     size_t scount; /* v-variants: this rank's send (gatherv/allgatherv) or receive (scatterv) count */
     const int *scounts, *sdispls, *rcounts, *rdispls; /* v-variants, NULL otherwise */
     const coll_op *op;
+    int nsend, nrecv;               /* CK_NEIGHBOR: its messages (read during the call only) */
+    const coll_nbr *sends, *recvs;
 } coll_spec;
 
 /* Compiles rank `rank` of `size` ranks: GOAL_SUCCESS and a schedule (goal_sched_destroy frees it),

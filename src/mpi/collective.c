@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "mpi/coll_view.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
 
@@ -91,7 +92,7 @@ static void mc_done(p2p_req *r)
 }
 
 /* Dense input of count elements: the buffer itself or a packed copy. */
-static int view_in(const void *buf, int count, MPI_Datatype dt, mcoll **xp, const void **out)
+int view_in(const void *buf, int count, MPI_Datatype dt, mcoll **xp, const void **out)
 {
     if (buf == MPI_IN_PLACE || (dt->flags & DT_F_DENSE) || count == 0) {
         *out = buf == MPI_IN_PLACE ? buf : BUF_AT(buf, (dt->flags & DT_F_DENSE) ? dt->lb : 0);
@@ -109,7 +110,7 @@ static int view_in(const void *buf, int count, MPI_Datatype dt, mcoll **xp, cons
  * schedule sees block i at disp[i] * extent (dense) or (disp[i] - base) * size (packed); byte
  * counts and displacements go to bcnt/bdisp when given. prefill: the buffer is also an input
  * (MPI_IN_PLACE), so the packed copy starts with its contents. */
-static int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *disp, int cnt1,
+int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *disp, int cnt1,
                     int prefill, mcoll **xp, void **out, int *bcnt, int *bdisp)
 {
     int dense = (dt->flags & DT_F_DENSE) != 0;
@@ -166,7 +167,7 @@ static int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, const 
 }
 
 /* Dense input of blocks for the v-variants (scatterv, alltoallv): like view_out without unpack. */
-static int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *disp,
+int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *disp,
                     mcoll **xp, const void **out, int *bcnt, int *bdisp)
 {
     if ((dt->flags & DT_F_DENSE)) {
@@ -300,7 +301,7 @@ static int mpi_err_of_goal(int g)
 
 /* Ends every binding: on a start error frees x and reports; else ties the request to comm and
  * either hands it out (non-blocking) or waits for it (blocking). */
-static int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll *x,
+int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll *x,
                      MPI_Request *req)
 {
     if (mrc != MPI_SUCCESS || grc != GOAL_SUCCESS) {

@@ -153,7 +153,9 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (c == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
-    if (comm_index(c) != 0 || mpi_comm_hints_merge(c, comm->info) != MPI_SUCCESS) {
+    /* A dup keeps the topology (MPI standard); comm_new zeroed c->topo. */
+    if (comm_index(c) != 0 || mpi_comm_hints_merge(c, comm->info) != MPI_SUCCESS ||
+        (comm->topo && (c->topo = mpi_topo_dup(comm->topo)) == NULL)) {
         mpi_comm_destroy(c);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     }
@@ -244,6 +246,7 @@ void mpi_comm_destroy(MPI_Comm c)
     }
     coll_comm_destroy(&c->coll);
     mpi_info_release(c->info);
+    mpi_topo_free(c->topo);
     free(c->world_of);
     free(c->comm_of);
     free(c);

@@ -255,6 +255,9 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     st->c = c;
     memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
     int rc = mpi_comm_hints_merge(c, comm->info);
+    /* A duplicate keeps the topology, as MPI_Comm_dup's does. */
+    if (rc == MPI_SUCCESS && comm->topo && (c->topo = mpi_topo_dup(comm->topo)) == NULL)
+        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = mpi_attr_copy_all(comm, c);
     if (rc == MPI_SUCCESS && comm->rank == 0) {

@@ -94,6 +94,7 @@ struct credo_comm {
     coll_comm coll;        /* GOAL schedules of this comm's collectives, on context ctx + 1 */
     struct credo_attr *attrs; /* cached user attributes, newest first (attr.c) */
     MPI_Info info;         /* hints set by the user (info.c), NULL if none */
+    struct credo_topo *topo; /* process topology (topo.c) or NULL */
 };
 
 struct credo_group {
@@ -309,6 +310,12 @@ int mpi_attr_keyval_ok(int k);
 int mpi_attr_finalize_comms(void);
 /* Last step of MPI_Finalize: the keyval table. */
 void mpi_attr_finalize(void);
+
+/* ---- topologies (topo.c) ---- */
+
+/* Deep copy for MPI_Comm_dup (NULL if out of memory); free accepts NULL. */
+struct credo_topo *mpi_topo_dup(const struct credo_topo *t);
+void mpi_topo_free(struct credo_topo *t);
 
 /* ---- bsend (bsend.c) ---- */
 

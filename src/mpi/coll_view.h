@@ -1,0 +1,27 @@
+/* src/mpi/coll_view.h — collective.c's dense views of datatype buffers and its request plumbing,
+ * shared with the neighbourhood collectives of topo.c (hidden: not part of libcredo's interface). */
+#ifndef CREDO_MPI_COLL_VIEW_H
+#define CREDO_MPI_COLL_VIEW_H
+
+#include "mpi/mpi_impl.h"
+
+#define CREDO_HIDDEN __attribute__((visibility("hidden")))
+
+/* Per-call temporaries of one collective (packed copies, unpack targets); NULL while none. */
+typedef struct mcoll mcoll;
+
+/* Dense input of count elements: the buffer itself or a packed copy. */
+CREDO_HIDDEN int view_in(const void *buf, int count, MPI_Datatype dt, mcoll **xp, const void **out);
+/* Dense output of blocks (cnt/disp in elements; cnt == NULL: one block of cnt1 at 0); byte counts
+ * and displacements of the blocks in the view go to bcnt/bdisp when given. */
+CREDO_HIDDEN int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *disp,
+                          int cnt1, int prefill, mcoll **xp, void **out, int *bcnt, int *bdisp);
+/* Dense input of blocks (v-variants). */
+CREDO_HIDDEN int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt,
+                          const int *disp, mcoll **xp, const void **out, int *bcnt, int *bdisp);
+/* Ends a binding: reports a start error (mrc: MPI code, grc: GOAL code), else ties r to comm and
+ * hands it out (req != NULL) or waits for it. */
+CREDO_HIDDEN int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll *x,
+                           MPI_Request *req);
+
+#endif
