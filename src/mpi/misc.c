@@ -1,5 +1,5 @@
 /* src/mpi/misc.c — environment queries that need no communication: clocks, versions, processor
- * name, and MPI_Alloc_mem/MPI_Free_mem. */
+ * name, MPI_Comm_get_parent, MPI_Pcontrol, and MPI_Alloc_mem/MPI_Free_mem. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,24 @@ int MPI_Get_processor_name(char *name, int *resultlen)
         snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
     name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
     *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+/* credo starts no processes dynamically (no MPI_Comm_spawn), so no process has a parent. Libraries
+ * call this to learn whether they were spawned. */
+int MPI_Comm_get_parent(MPI_Comm *parent)
+{
+    if (parent == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent", "parent is NULL");
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* The profiling control hook: a profiling library defines MPI_Pcontrol and reads the level; the
+ * library's own version does nothing, as the standard specifies. */
+int MPI_Pcontrol(const int level, ...)
+{
+    (void)level;
     return MPI_SUCCESS;
 }
 
@@ -76,6 +94,8 @@ int MPI_Free_mem(void *base)
 CREDO_PMPI(MPI_Wtime)
 CREDO_PMPI(MPI_Wtick)
 CREDO_PMPI(MPI_Get_processor_name)
+CREDO_PMPI(MPI_Comm_get_parent)
+CREDO_PMPI(MPI_Pcontrol)
 CREDO_PMPI(MPI_Get_version)
 CREDO_PMPI(MPI_Get_library_version)
 CREDO_PMPI(MPI_Alloc_mem)

@@ -1,5 +1,5 @@
-/* tests/mpi/commtypes.c — communicators and datatypes: Comm_split (color, key, ties, MPI_UNDEFINED),
- * Comm_dup, and derived types (contiguous, vector, resized: sizes, extents, strided data). np >= 2. */
+/* tests/mpi/commtypes.c — communicators and datatypes: Comm_split (color, key, ties, UNDEFINED), Comm_dup,
+ * Comm_get_parent, Pcontrol, derived types (contiguous, vector, resized: sizes, extents, strides). np >= 2 */
 #include "testutil.h"
 
 static int rank, size;
@@ -187,6 +187,10 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 2, "commtypes needs at least 2 ranks");
     test_split_dup();
+    MPI_Comm parent = MPI_COMM_WORLD;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent: a process credorun started has no parent");
+    MPI_OK(MPI_Pcontrol(1));
     test_contiguous();
     tu_note("Type_contiguous: size, extent, 2 x 5 ints <-> 10 ints");
     vector_case(8, 3, 5, 10);
