@@ -80,6 +80,37 @@ int mpi_info_dup(MPI_Info in, MPI_Info *out)
     return MPI_SUCCESS;
 }
 
+/* Sets key to a copy of value (replacing an old value, or appended so keys keep their first-set
+ * order): 0 or MPI_ERR_NO_MEM, info unchanged on failure. Keys and values are checked already. */
+static int info_put(MPI_Info info, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (v == NULL)
+        return MPI_ERR_NO_MEM;
+    int i = find(info, key);
+    if (i >= 0) {
+        free(info->e[i].val);
+        info->e[i].val = v;
+        return MPI_SUCCESS;
+    }
+    if (info->n == info->cap) {
+        info_entry *e = realloc(info->e, (size_t)info->cap * 2 * sizeof *e);
+        if (e == NULL) {
+            free(v);
+            return MPI_ERR_NO_MEM;
+        }
+        info->e = e;
+        info->cap *= 2;
+    }
+    char *k = strdup(key);
+    if (k == NULL) {
+        free(v);
+        return MPI_ERR_NO_MEM;
+    }
+    info->e[info->n++] = (info_entry){k, v};
+    return MPI_SUCCESS;
+}
+
 #define INFO_CHECK(fn, info)                                                                       \
     do {                                                                                           \
         if (!MPI_READY())                                                                          \
@@ -130,30 +161,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (vn >= MPI_MAX_INFO_VAL)
         return mpi_error(NULL, MPI_ERR_INFO_VALUE, fn, "value longer than %d characters",
                          MPI_MAX_INFO_VAL - 1);
-    char *v = strdup(value);
-    if (v == NULL)
+    if (info_put(info, key, value) != MPI_SUCCESS)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    int i = find(info, key);
-    if (i >= 0) {
-        free(info->e[i].val);
-        info->e[i].val = v;
-        return MPI_SUCCESS;
-    }
-    if (info->n == info->cap) {
-        info_entry *e = realloc(info->e, (size_t)info->cap * 2 * sizeof *e);
-        if (e == NULL) {
-            free(v);
-            return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-        }
-        info->e = e;
-        info->cap *= 2;
-    }
-    char *k = strdup(key);
-    if (k == NULL) {
-        free(v);
-        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    info->e[info->n++] = (info_entry){k, v};
     return MPI_SUCCESS;
 }
 
@@ -284,32 +293,9 @@ int mpi_comm_hints_merge(MPI_Comm comm, MPI_Info info)
     if (comm->info == NULL && mpi_info_dup(NULL, &comm->info) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     MPI_Info h = comm->info;
-    for (int i = 0; i < info->n; i++) {
-        char *v = strdup(info->e[i].val);
-        if (v == NULL)
+    for (int i = 0; i < info->n; i++)
+        if (info_put(h, info->e[i].key, info->e[i].val) != MPI_SUCCESS)
             return MPI_ERR_NO_MEM;
-        int j = find(h, info->e[i].key);
-        if (j >= 0) {
-            free(h->e[j].val);
-            h->e[j].val = v;
-            continue;
-        }
-        if (h->n == h->cap) {
-            info_entry *e = realloc(h->e, (size_t)h->cap * 2 * sizeof *e);
-            if (e == NULL) {
-                free(v);
-                return MPI_ERR_NO_MEM;
-            }
-            h->e = e;
-            h->cap *= 2;
-        }
-        char *k = strdup(info->e[i].key);
-        if (k == NULL) {
-            free(v);
-            return MPI_ERR_NO_MEM;
-        }
-        h->e[h->n++] = (info_entry){k, v};
-    }
     return MPI_SUCCESS;
 }
 
