@@ -13,14 +13,6 @@
  * come near this bit. */
 #define CTX_CREATE_GROUP_BIT 0x80000000u
 
-#define COMM_CHECK(fn, comm)                                                                       \
-    do {                                                                                           \
-        if (!MPI_READY())                                                                          \
-            return mpi_not_ready(fn);                                                              \
-        if (!comm_ok(comm))                                                                        \
-            return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");                      \
-    } while (0)
-
 /* Same agreement as MPI_Comm_dup (comm.c): the largest next free id over comm's members. Every
  * member advances past it, so later agreements never hand it out again. */
 static int agree_ctx_all(MPI_Comm comm, uint32_t *ctx)
