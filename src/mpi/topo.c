@@ -523,7 +523,9 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
                              degrees[i]);
         nedges += degrees[i];
     }
-    if (nedges > INT_MAX / EDGE_INTS)
+    /* Each edge makes two records (one for each end) and every offset below is an int, so the
+     * records of all edges, 2 * EDGE_INTS ints each, must fit one. */
+    if (nedges > INT_MAX / (2 * EDGE_INTS))
         return mpi_error(comm_old, MPI_ERR_ARG, fn, "too many edges");
     CK(check_edges(fn, comm_old, n, sources, MPI_UNWEIGHTED, "sources"));
     CK(check_edges(fn, comm_old, (int)nedges, destinations, weights, "destinations"));
