@@ -179,8 +179,11 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     MPI_Comm c = *newcomm;
     mpi_info_release(c->info);
     c->info = NULL;
-    if (mpi_comm_hints_merge(c, info) != MPI_SUCCESS)
+    if (mpi_comm_hints_merge(c, info) != MPI_SUCCESS) {
+        /* Not handed out half-made: the duplicate (and its copied attributes) goes again. */
+        PMPI_Comm_free(newcomm);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
     return MPI_SUCCESS;
 }
 
