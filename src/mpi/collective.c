@@ -302,14 +302,8 @@ int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll
         return mpi_error(comm, mrc, fn, "%s",
                          mrc == MPI_ERR_NO_MEM ? "out of memory" : "collective failed to start");
     }
-    REQ_BIND(r, comm);
-    r->upper_data[0] = 0;
-    r->upper_data[3] = (uintptr_t)x;
     /* The schedule may have finished inside the start call (one rank, self copies only). */
-    if (r->done)
-        mc_done(r);
-    else
-        r->on_complete = mc_done;
+    mpi_req_hook(r, comm, x, mc_done);
     if (req != NULL) {
         *req = (MPI_Request)r;
         return MPI_SUCCESS;

@@ -278,15 +278,9 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return mpi_error(comm, rc, fn, "%s",
                          rc == MPI_ERR_INTERN ? "out of context ids" : "start failed");
     }
-    REQ_BIND(r, comm);
-    r->upper_data[0] = 0;
-    r->upper_data[3] = (uintptr_t)st;
     *newcomm = c;
     /* The bcast may have finished inside the start call (a single rank). */
-    if (r->done)
-        idup_done(r);
-    else
-        r->on_complete = idup_done;
+    mpi_req_hook(r, comm, st, idup_done);
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }

@@ -169,6 +169,20 @@ enum {
 #define REQ_BIND(r, comm) ((r)->upper = (comm), (comm)->refcount++)
 #define REQ_FLAGS(r) ((uint32_t)(r)->upper_data[0])
 
+/* A request of a GOAL schedule that the MPI layer finishes itself (collectives, MPI_Comm_idup):
+ * bound to comm, with per-call state in upper_data[3] for the hook, which runs at once when the
+ * schedule already completed inside its start call, else from progress. */
+static inline void mpi_req_hook(p2p_req *r, MPI_Comm comm, void *state, void (*hook)(p2p_req *))
+{
+    REQ_BIND(r, comm);
+    r->upper_data[0] = 0;
+    r->upper_data[3] = (uintptr_t)state;
+    if (r->done)
+        hook(r);
+    else
+        r->on_complete = hook;
+}
+
 /* An MPI_Message: a message matched by MPI_Mprobe/Improbe and taken out of matching, waiting for
  * MPI_Mrecv/Imrecv. Holds a reference on comm (for the status' ranks and the error handler). */
 struct credo_message {
