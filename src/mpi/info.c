@@ -131,6 +131,15 @@ static int key_check(const char *fn, const char *key)
     return MPI_SUCCESS;
 }
 
+/* A live info object and a valid key: what every call naming a key checks first. */
+#define INFO_KEY_CHECK(fn, info, key)                                                              \
+    do {                                                                                           \
+        INFO_CHECK(fn, info);                                                                      \
+        int key_rc_ = key_check(fn, key);                                                          \
+        if (key_rc_ != MPI_SUCCESS)                                                                \
+            return key_rc_;                                                                        \
+    } while (0)
+
 int MPI_Info_create(MPI_Info *info)
 {
     MPI_ENTER();
@@ -148,10 +157,7 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_set";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     /* MPI_INFO_ENV describes how the job was started: credo keeps it read-only. */
     if (info->predefined)
         return mpi_error(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV cannot be changed");
@@ -170,10 +176,7 @@ int MPI_Info_delete(MPI_Info info, const char *key)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_delete";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     if (info->predefined)
         return mpi_error(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV cannot be changed");
     int i = find(info, key);
@@ -192,10 +195,7 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_get";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     if (valuelen < 0 || flag == NULL || (value == NULL && valuelen > 0))
         return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid value buffer or flag");
     int i = find(info, key);
@@ -214,10 +214,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_get_valuelen";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     if (valuelen == NULL || flag == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
     int i = find(info, key);
