@@ -24,4 +24,13 @@ CREDO_HIDDEN int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int 
 CREDO_HIDDEN int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll *x,
                            MPI_Request *req);
 
+/* Non-blocking bindings reject a NULL request before anything else: the do_* helpers (and
+ * topo.c's do_neighbor) take a NULL request to mean the blocking form. */
+#define NB_REQ(fn, comm, request)                                                                  \
+    do {                                                                                           \
+        if (request == NULL)                                                                       \
+            return mpi_error(comm_ok(comm) ? comm : NULL, MPI_ERR_REQUEST, fn,                     \
+                             "request is NULL");                                                   \
+    } while (0)
+
 #endif

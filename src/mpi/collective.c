@@ -230,15 +230,6 @@ static coll_op mc_op(MPI_Op op, MPI_Datatype dt)
 
 /* ---- checks ---- */
 
-static int check_comm(const char *fn, MPI_Comm comm)
-{
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if (!comm_ok(comm))
-        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    return MPI_SUCCESS;
-}
-
 static int check_root(const char *fn, int root, MPI_Comm comm)
 {
     if (root < 0 || root >= comm->size)
@@ -311,14 +302,8 @@ int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll
         return mpi_error(comm, mrc, fn, "%s",
                          mrc == MPI_ERR_NO_MEM ? "out of memory" : "collective failed to start");
     }
-    REQ_BIND(r, comm);
-    r->upper_data[0] = 0;
-    r->upper_data[3] = (uintptr_t)x;
     /* The schedule may have finished inside the start call (one rank, self copies only). */
-    if (r->done)
-        mc_done(r);
-    else
-        r->on_complete = mc_done;
+    mpi_req_hook(r, comm, x, mc_done);
     if (req != NULL) {
         *req = (MPI_Request)r;
         return MPI_SUCCESS;
@@ -348,7 +333,7 @@ static int mc_blocking_result(const char *fn, MPI_Comm comm, int grc)
 static int check_start(const char *fn, MPI_Comm comm, int root, MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
+    CK(mpi_check_comm(fn, comm));
     if (root != ROOT_NONE)
         CK(check_root(fn, root, comm));
     CK(check_req(fn, req, comm, req != NULL));
@@ -371,7 +356,7 @@ static int do_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int r
                     MPI_Request *req)
 {
     int rc;
-    CK(check_comm(fn, comm));
+    CK(mpi_check_comm(fn, comm));
     CK(mpi_check_buf(comm, fn, buf, count, dt));
     CK(check_root(fn, root, comm));
     CK(check_req(fn, req, comm, req != NULL));
@@ -789,14 +774,6 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
                          "request is NULL");
     return do_barrier("MPI_Ibarrier", comm, request);
 }
-
-/* Non-blocking bindings reject a NULL request before anything else: do_* treat NULL as blocking. */
-#define NB_REQ(fn, comm, request)                                                                  \
-    do {                                                                                           \
-        if (request == NULL)                                                                       \
-            return mpi_error(comm_ok(comm) ? comm : NULL, MPI_ERR_REQUEST, fn,                     \
-                             "request is NULL");                                                   \
-    } while (0)
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {

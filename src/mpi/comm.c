@@ -95,14 +95,6 @@ struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size)
     return c;
 }
 
-#define COMM_CHECK(fn, comm)                                                                       \
-    do {                                                                                           \
-        if (!MPI_READY())                                                                          \
-            return mpi_not_ready(fn);                                                              \
-        if (!comm_ok(comm))                                                                        \
-            return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");                      \
-    } while (0)
-
 int MPI_Comm_size(MPI_Comm comm, int *size)
 {
     MPI_ENTER();
@@ -428,14 +420,6 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     *group = g;
     return MPI_SUCCESS;
 }
-
-#define GROUP_CHECK(fn, g)                                                                         \
-    do {                                                                                           \
-        if (!MPI_READY())                                                                          \
-            return mpi_not_ready(fn);                                                              \
-        if (!group_ok(g))                                                                          \
-            return mpi_error(NULL, MPI_ERR_GROUP, fn, "invalid group");                            \
-    } while (0)
 
 int MPI_Group_size(MPI_Group group, int *size)
 {

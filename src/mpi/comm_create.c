@@ -13,14 +13,6 @@
  * come near this bit. */
 #define CTX_CREATE_GROUP_BIT 0x80000000u
 
-#define COMM_CHECK(fn, comm)                                                                       \
-    do {                                                                                           \
-        if (!MPI_READY())                                                                          \
-            return mpi_not_ready(fn);                                                              \
-        if (!comm_ok(comm))                                                                        \
-            return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");                      \
-    } while (0)
-
 /* Same agreement as MPI_Comm_dup (comm.c): the largest next free id over comm's members. Every
  * member advances past it, so later agreements never hand it out again. */
 static int agree_ctx_all(MPI_Comm comm, uint32_t *ctx)
@@ -187,8 +179,11 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     MPI_Comm c = *newcomm;
     mpi_info_release(c->info);
     c->info = NULL;
-    if (mpi_comm_hints_merge(c, info) != MPI_SUCCESS)
+    if (mpi_comm_hints_merge(c, info) != MPI_SUCCESS) {
+        /* Not handed out half-made: the duplicate (and its copied attributes) goes again. */
+        PMPI_Comm_free(newcomm);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
     return MPI_SUCCESS;
 }
 
@@ -283,15 +278,9 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return mpi_error(comm, rc, fn, "%s",
                          rc == MPI_ERR_INTERN ? "out of context ids" : "start failed");
     }
-    REQ_BIND(r, comm);
-    r->upper_data[0] = 0;
-    r->upper_data[3] = (uintptr_t)st;
     *newcomm = c;
     /* The bcast may have finished inside the start call (a single rank). */
-    if (r->done)
-        idup_done(r);
-    else
-        r->on_complete = idup_done;
+    mpi_req_hook(r, comm, st, idup_done);
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }

@@ -593,7 +593,9 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     if (c != NULL) {
         c->ints[0] = count;
         c->ints[1] = blocklength;
-        memcpy(c->ints + 2, array_of_displacements, (size_t)count * sizeof(int));
+        /* count 0 allows a NULL array, which memcpy must not see even for 0 bytes. */
+        if (count > 0)
+            memcpy(c->ints + 2, array_of_displacements, (size_t)count * sizeof(int));
         c->types[0] = oldtype;
     }
     dt_builder b;
@@ -625,7 +627,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength,
     if (c != NULL) {
         c->ints[0] = count;
         c->ints[1] = blocklength;
-        memcpy(c->aints, array_of_displacements, (size_t)count * sizeof(MPI_Aint));
+        if (count > 0) /* as above; c->aints is NULL too then */
+            memcpy(c->aints, array_of_displacements, (size_t)count * sizeof(MPI_Aint));
         c->types[0] = oldtype;
     }
     dt_builder b;

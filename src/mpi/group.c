@@ -5,14 +5,6 @@
 
 #include "mpi/mpi_impl.h"
 
-#define GROUP_CHECK(fn, g)                                                                         \
-    do {                                                                                           \
-        if (!MPI_READY())                                                                          \
-            return mpi_not_ready(fn);                                                              \
-        if (!group_ok(g))                                                                          \
-            return mpi_error(NULL, MPI_ERR_GROUP, fn, "invalid group");                            \
-    } while (0)
-
 /* Hands out a group built from n job ranks. Every empty result is MPI_GROUP_EMPTY itself, so
  * programs that compare handles with it (and free it) behave as under other implementations. */
 static int group_out(const char *fn, const int *job, int n, MPI_Group *newgroup)
@@ -146,15 +138,23 @@ static int expand_ranges(const char *fn, MPI_Group g, int n, int ranges[][3], in
     return MPI_SUCCESS;
 }
 
+/* What range_incl and range_excl check first; on success *ranks (the caller frees it) lists the
+ * *m group ranks the ranges name. */
+static int range_args(const char *fn, MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup,
+                      int **ranks, int *m)
+{
+    GROUP_CHECK(fn, group);
+    if (newgroup == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "newgroup is NULL");
+    return expand_ranges(fn, group, n, ranges, ranks, m);
+}
+
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Group_range_incl";
-    GROUP_CHECK(fn, group);
-    if (newgroup == NULL)
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "newgroup is NULL");
     int *ranks, m;
-    int rc = expand_ranges(fn, group, n, ranges, &ranks, &m);
+    int rc = range_args(fn, group, n, ranges, newgroup, &ranks, &m);
     if (rc != MPI_SUCCESS)
         return rc;
     for (int i = 0; i < m; i++)
@@ -168,11 +168,8 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Group_range_excl";
-    GROUP_CHECK(fn, group);
-    if (newgroup == NULL)
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "newgroup is NULL");
     int *ranks, m;
-    int rc = expand_ranges(fn, group, n, ranges, &ranks, &m);
+    int rc = range_args(fn, group, n, ranges, newgroup, &ranks, &m);
     if (rc != MPI_SUCCESS)
         return rc;
     char *drop = calloc((size_t)(group->size ? group->size : 1), 1);

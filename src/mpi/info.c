@@ -80,6 +80,37 @@ int mpi_info_dup(MPI_Info in, MPI_Info *out)
     return MPI_SUCCESS;
 }
 
+/* Sets key to a copy of value (replacing an old value, or appended so keys keep their first-set
+ * order): 0 or MPI_ERR_NO_MEM, info unchanged on failure. Keys and values are checked already. */
+static int info_put(MPI_Info info, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (v == NULL)
+        return MPI_ERR_NO_MEM;
+    int i = find(info, key);
+    if (i >= 0) {
+        free(info->e[i].val);
+        info->e[i].val = v;
+        return MPI_SUCCESS;
+    }
+    if (info->n == info->cap) {
+        info_entry *e = realloc(info->e, (size_t)info->cap * 2 * sizeof *e);
+        if (e == NULL) {
+            free(v);
+            return MPI_ERR_NO_MEM;
+        }
+        info->e = e;
+        info->cap *= 2;
+    }
+    char *k = strdup(key);
+    if (k == NULL) {
+        free(v);
+        return MPI_ERR_NO_MEM;
+    }
+    info->e[info->n++] = (info_entry){k, v};
+    return MPI_SUCCESS;
+}
+
 #define INFO_CHECK(fn, info)                                                                       \
     do {                                                                                           \
         if (!MPI_READY())                                                                          \
@@ -100,6 +131,15 @@ static int key_check(const char *fn, const char *key)
     return MPI_SUCCESS;
 }
 
+/* A live info object and a valid key: what every call naming a key checks first. */
+#define INFO_KEY_CHECK(fn, info, key)                                                              \
+    do {                                                                                           \
+        INFO_CHECK(fn, info);                                                                      \
+        int key_rc_ = key_check(fn, key);                                                          \
+        if (key_rc_ != MPI_SUCCESS)                                                                \
+            return key_rc_;                                                                        \
+    } while (0)
+
 int MPI_Info_create(MPI_Info *info)
 {
     MPI_ENTER();
@@ -117,10 +157,7 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_set";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     /* MPI_INFO_ENV describes how the job was started: credo keeps it read-only. */
     if (info->predefined)
         return mpi_error(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV cannot be changed");
@@ -130,30 +167,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (vn >= MPI_MAX_INFO_VAL)
         return mpi_error(NULL, MPI_ERR_INFO_VALUE, fn, "value longer than %d characters",
                          MPI_MAX_INFO_VAL - 1);
-    char *v = strdup(value);
-    if (v == NULL)
+    if (info_put(info, key, value) != MPI_SUCCESS)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    int i = find(info, key);
-    if (i >= 0) {
-        free(info->e[i].val);
-        info->e[i].val = v;
-        return MPI_SUCCESS;
-    }
-    if (info->n == info->cap) {
-        info_entry *e = realloc(info->e, (size_t)info->cap * 2 * sizeof *e);
-        if (e == NULL) {
-            free(v);
-            return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-        }
-        info->e = e;
-        info->cap *= 2;
-    }
-    char *k = strdup(key);
-    if (k == NULL) {
-        free(v);
-        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    info->e[info->n++] = (info_entry){k, v};
     return MPI_SUCCESS;
 }
 
@@ -161,10 +176,7 @@ int MPI_Info_delete(MPI_Info info, const char *key)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_delete";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     if (info->predefined)
         return mpi_error(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV cannot be changed");
     int i = find(info, key);
@@ -183,10 +195,7 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_get";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     if (valuelen < 0 || flag == NULL || (value == NULL && valuelen > 0))
         return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid value buffer or flag");
     int i = find(info, key);
@@ -205,10 +214,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_get_valuelen";
-    INFO_CHECK(fn, info);
-    int rc = key_check(fn, key);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    INFO_KEY_CHECK(fn, info, key);
     if (valuelen == NULL || flag == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
     int i = find(info, key);
@@ -284,32 +290,9 @@ int mpi_comm_hints_merge(MPI_Comm comm, MPI_Info info)
     if (comm->info == NULL && mpi_info_dup(NULL, &comm->info) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     MPI_Info h = comm->info;
-    for (int i = 0; i < info->n; i++) {
-        char *v = strdup(info->e[i].val);
-        if (v == NULL)
+    for (int i = 0; i < info->n; i++)
+        if (info_put(h, info->e[i].key, info->e[i].val) != MPI_SUCCESS)
             return MPI_ERR_NO_MEM;
-        int j = find(h, info->e[i].key);
-        if (j >= 0) {
-            free(h->e[j].val);
-            h->e[j].val = v;
-            continue;
-        }
-        if (h->n == h->cap) {
-            info_entry *e = realloc(h->e, (size_t)h->cap * 2 * sizeof *e);
-            if (e == NULL) {
-                free(v);
-                return MPI_ERR_NO_MEM;
-            }
-            h->e = e;
-            h->cap *= 2;
-        }
-        char *k = strdup(info->e[i].key);
-        if (k == NULL) {
-            free(v);
-            return MPI_ERR_NO_MEM;
-        }
-        h->e[h->n++] = (info_entry){k, v};
-    }
     return MPI_SUCCESS;
 }
 

@@ -169,6 +169,20 @@ enum {
 #define REQ_BIND(r, comm) ((r)->upper = (comm), (comm)->refcount++)
 #define REQ_FLAGS(r) ((uint32_t)(r)->upper_data[0])
 
+/* A request of a GOAL schedule that the MPI layer finishes itself (collectives, MPI_Comm_idup):
+ * bound to comm, with per-call state in upper_data[3] for the hook, which runs at once when the
+ * schedule already completed inside its start call, else from progress. */
+static inline void mpi_req_hook(p2p_req *r, MPI_Comm comm, void *state, void (*hook)(p2p_req *))
+{
+    REQ_BIND(r, comm);
+    r->upper_data[0] = 0;
+    r->upper_data[3] = (uintptr_t)state;
+    if (r->done)
+        hook(r);
+    else
+        r->on_complete = hook;
+}
+
 /* An MPI_Message: a message matched by MPI_Mprobe/Improbe and taken out of matching, waiting for
  * MPI_Mrecv/Imrecv. Holds a reference on comm (for the status' ranks and the error handler). */
 struct credo_message {
@@ -194,6 +208,31 @@ static inline int dt_ok(MPI_Datatype d)
 int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
     __attribute__((cold, format(printf, 4, 5)));
 int mpi_not_ready(const char *fn) __attribute__((cold));
+
+/* The argument checks every binding starts with: the library is initialised and the handle is
+ * live. The macros return the raised error from the calling binding; mpi_check_comm returns 0 or
+ * the raised code, for checks chained with others. */
+#define COMM_CHECK(fn, comm)                                                                       \
+    do {                                                                                           \
+        if (!MPI_READY())                                                                          \
+            return mpi_not_ready(fn);                                                              \
+        if (!comm_ok(comm))                                                                        \
+            return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");                      \
+    } while (0)
+
+#define GROUP_CHECK(fn, g)                                                                         \
+    do {                                                                                           \
+        if (!MPI_READY())                                                                          \
+            return mpi_not_ready(fn);                                                              \
+        if (!group_ok(g))                                                                          \
+            return mpi_error(NULL, MPI_ERR_GROUP, fn, "invalid group");                            \
+    } while (0)
+
+static inline int mpi_check_comm(const char *fn, MPI_Comm comm)
+{
+    COMM_CHECK(fn, comm);
+    return MPI_SUCCESS;
+}
 /* Cold-path checks shared by the point-to-point and collective bindings: 0 or the raised code. */
 int mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype dt);
 /* Inline: MPI_Recv fills status->MPI_ERROR with it on every call, success included. */
@@ -231,6 +270,11 @@ int mpi_check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, 
                    MPI_Comm comm);
 int mpi_check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src, int tag,
                    MPI_Comm comm);
+/* The same after checking that request is not NULL (the non-blocking and persistent forms). */
+int mpi_check_isend(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request);
+int mpi_check_irecv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
+                    int tag, MPI_Comm comm, MPI_Request *request);
 
 int mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               uint32_t ctx, int mode, p2p_req **out);

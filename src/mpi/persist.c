@@ -92,66 +92,55 @@ static int persist_create(const char *fn, const void *buf, int count, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-static int send_init(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                     int tag, MPI_Comm comm, int kind, int mode, MPI_Request *request)
+/* Every *_init: the checks of the matching Isend/Irecv, then the handle. */
+static int persist_init(const char *fn, const void *buf, int count, MPI_Datatype dt, int peer,
+                        int tag, MPI_Comm comm, int kind, int mode, MPI_Request *request)
 {
-    if (request == NULL) {
-        if (!MPI_READY())
-            return mpi_not_ready(fn);
-        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
-    }
-    int rc = mpi_check_send(fn, buf, count, dt, dest, tag, comm);
+    int rc = kind == PK_RECV ? mpi_check_irecv(fn, buf, count, dt, peer, tag, comm, request)
+                             : mpi_check_isend(fn, buf, count, dt, peer, tag, comm, request);
     if (rc != MPI_SUCCESS)
         return rc;
-    return persist_create(fn, buf, count, dt, dest, tag, comm, kind, mode, request);
+    return persist_create(fn, buf, count, dt, peer, tag, comm, kind, mode, request);
 }
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
     MPI_ENTER();
-    return send_init("MPI_Send_init", buf, count, datatype, dest, tag, comm, PK_SEND,
-                     P2P_MODE_STANDARD, request);
+    return persist_init("MPI_Send_init", buf, count, datatype, dest, tag, comm, PK_SEND,
+                        P2P_MODE_STANDARD, request);
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
     MPI_ENTER();
-    return send_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, PK_SEND,
-                     P2P_MODE_SYNC, request);
+    return persist_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, PK_SEND,
+                        P2P_MODE_SYNC, request);
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
     MPI_ENTER();
-    return send_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, PK_SEND,
-                     P2P_MODE_READY, request);
+    return persist_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, PK_SEND,
+                        P2P_MODE_READY, request);
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
     MPI_ENTER();
-    return send_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, PK_BSEND,
-                     P2P_MODE_STANDARD, request);
+    return persist_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, PK_BSEND,
+                        P2P_MODE_STANDARD, request);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                   MPI_Request *request)
 {
     MPI_ENTER();
-    static const char fn[] = "MPI_Recv_init";
-    if (request == NULL) {
-        if (!MPI_READY())
-            return mpi_not_ready(fn);
-        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
-    }
-    int rc = mpi_check_recv(fn, buf, count, datatype, source, tag, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return persist_create(fn, buf, count, datatype, source, tag, comm, PK_RECV, 0, request);
+    return persist_init("MPI_Recv_init", buf, count, datatype, source, tag, comm, PK_RECV, 0,
+                        request);
 }
 
 /* 0 when r may be started, else the raised error. */

@@ -67,6 +67,31 @@ int mpi_check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, 
     return MPI_SUCCESS;
 }
 
+/* The non-blocking forms (Isend/Irecv and the persistent *_init): request checked first, so
+ * a NULL request is reported as such whatever else is wrong. */
+static int check_request_arg(const char *fn, MPI_Comm comm, MPI_Request *request)
+{
+    if (request != NULL)
+        return MPI_SUCCESS;
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+}
+
+int mpi_check_isend(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request)
+{
+    int rc = check_request_arg(fn, comm, request);
+    return rc != MPI_SUCCESS ? rc : mpi_check_send(fn, buf, count, dt, dest, tag, comm);
+}
+
+int mpi_check_irecv(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
+                    int tag, MPI_Comm comm, MPI_Request *request)
+{
+    int rc = check_request_arg(fn, comm, request);
+    return rc != MPI_SUCCESS ? rc : mpi_check_recv(fn, buf, count, dt, src, tag, comm);
+}
+
 static int check_probe(const char *fn, int src, int tag, MPI_Comm comm)
 {
     return mpi_check_recv(fn, NULL, 0, MPI_BYTE, src, tag, comm);
@@ -297,12 +322,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, int mode, MPI_Request *request)
 {
-    if (request == NULL) {
-        if (!MPI_READY())
-            return mpi_not_ready(fn);
-        return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
-    }
-    int rc = mpi_check_send(fn, buf, count, dt, dest, tag, comm);
+    int rc = mpi_check_isend(fn, buf, count, dt, dest, tag, comm, request);
     if (rc != MPI_SUCCESS)
         return rc;
     p2p_req *r;
@@ -462,12 +482,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     p2p_req *r;
     int rc;
     if (unlikely(!recv_fast_ok(buf, count, datatype, source, tag, comm) || request == NULL)) {
-        if (request == NULL) {
-            if (!MPI_READY())
-                return mpi_not_ready(fn);
-            return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
-        }
-        rc = mpi_check_recv(fn, buf, count, datatype, source, tag, comm);
+        rc = mpi_check_irecv(fn, buf, count, datatype, source, tag, comm, request);
         if (rc != MPI_SUCCESS)
             return rc;
         if (source == MPI_PROC_NULL) {
@@ -595,10 +610,10 @@ static void fill_probe_status(MPI_Comm comm, const p2p_status *ps, MPI_Status *s
     st->credo_count_bytes = (long long)ps->bytes;
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+/* Iprobe and Probe: Probe is the probe repeated (with the waiter's back-off) until it matches. */
+static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status,
+                 int block)
 {
-    MPI_ENTER();
-    static const char fn[] = "MPI_Iprobe";
     int rc = check_probe(fn, source, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -611,39 +626,31 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     }
     p2p_status ps;
     int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
-    rc = p2p_iprobe(jsrc, tag, comm->ctx, flag, &ps); /* progresses when nothing matches */
-    if (rc != P2P_OK)
-        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
+    p2p_waiter w = P2P_WAITER_INIT;
+    for (;;) {
+        rc = p2p_iprobe(jsrc, tag, comm->ctx, flag, &ps); /* progresses when nothing matches */
+        if (rc != P2P_OK)
+            return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
+        if (*flag || !block)
+            break;
+        p2p_wait_step(&w);
+    }
     if (*flag)
         fill_probe_status(comm, &ps, status);
     return MPI_SUCCESS;
 }
 
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    MPI_ENTER();
+    return probe("MPI_Iprobe", source, tag, comm, flag, status, 0);
+}
+
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     MPI_ENTER();
-    static const char fn[] = "MPI_Probe";
-    int rc = check_probe(fn, source, tag, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (source == MPI_PROC_NULL) {
-        status_proc_null(status);
-        return MPI_SUCCESS;
-    }
-    p2p_status ps;
-    int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
-    p2p_waiter w = P2P_WAITER_INIT;
     int flag = 0;
-    for (;;) {
-        rc = p2p_iprobe(jsrc, tag, comm->ctx, &flag, &ps);
-        if (rc != P2P_OK)
-            return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
-        if (flag)
-            break;
-        p2p_wait_step(&w);
-    }
-    fill_probe_status(comm, &ps, status);
-    return MPI_SUCCESS;
+    return probe("MPI_Probe", source, tag, comm, &flag, status, 1);
 }
 
 /* ---- matched probe ---- */
@@ -689,11 +696,10 @@ static int mprobe_once(const char *fn, int jsrc, int tag, MPI_Comm comm, int *fl
     return MPI_SUCCESS;
 }
 
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                MPI_Status *status)
+/* Improbe and Mprobe, as probe() above. */
+static int mprobe(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
+                  MPI_Message *message, MPI_Status *status, int block)
 {
-    MPI_ENTER();
-    static const char fn[] = "MPI_Improbe";
     int rc = mprobe_check(fn, source, tag, comm, message);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -706,30 +712,27 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
         return MPI_SUCCESS;
     }
     int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
-    return mprobe_once(fn, jsrc, tag, comm, flag, message, status); /* progresses if no match */
+    p2p_waiter w = P2P_WAITER_INIT;
+    for (;;) {
+        rc = mprobe_once(fn, jsrc, tag, comm, flag, message, status); /* progresses if no match */
+        if (rc != MPI_SUCCESS || *flag || !block)
+            return rc;
+        p2p_wait_step(&w);
+    }
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status)
+{
+    MPI_ENTER();
+    return mprobe("MPI_Improbe", source, tag, comm, flag, message, status, 0);
 }
 
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     MPI_ENTER();
-    static const char fn[] = "MPI_Mprobe";
-    int rc = mprobe_check(fn, source, tag, comm, message);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (source == MPI_PROC_NULL) {
-        *message = MPI_MESSAGE_NO_PROC;
-        status_proc_null(status);
-        return MPI_SUCCESS;
-    }
-    int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
-    p2p_waiter w = P2P_WAITER_INIT;
     int flag = 0;
-    for (;;) {
-        rc = mprobe_once(fn, jsrc, tag, comm, &flag, message, status);
-        if (rc != MPI_SUCCESS || flag)
-            return rc;
-        p2p_wait_step(&w);
-    }
+    return mprobe("MPI_Mprobe", source, tag, comm, &flag, message, status, 1);
 }
 
 /* What Mrecv and Imrecv check: a live message handle, then the buffer (on the message's comm). */

@@ -75,19 +75,10 @@ void mpi_topo_free(struct credo_topo *t)
 
 /* ---- checks ---- */
 
-static int check_comm(const char *fn, MPI_Comm comm)
-{
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if (!comm_ok(comm))
-        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    return MPI_SUCCESS;
-}
-
 /* The communicator and its topology kind (0: any topology). */
 static int check_topo(const char *fn, MPI_Comm comm, int kind)
 {
-    int rc = check_comm(fn, comm);
+    int rc = mpi_check_comm(fn, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (comm->topo == NULL || (kind && comm->topo->kind != kind))
@@ -332,7 +323,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     MPI_ENTER();
     static const char fn[] = "MPI_Cart_create";
     int rc, nnodes;
-    CK(check_comm(fn, comm_old));
+    CK(mpi_check_comm(fn, comm_old));
     ARG_NONNULL(comm_old, fn, comm_cart);
     CK(check_dims(fn, comm_old, ndims, dims, periods, comm_old->size, &nnodes));
     MPI_Comm c;
@@ -387,7 +378,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     MPI_ENTER();
     static const char fn[] = "MPI_Graph_create";
     int rc;
-    CK(check_comm(fn, comm_old));
+    CK(mpi_check_comm(fn, comm_old));
     ARG_NONNULL(comm_old, fn, comm_graph);
     if (nnodes < 0 || nnodes > comm_old->size)
         return mpi_error(comm_old, MPI_ERR_ARG, fn, "nnodes %d outside 0..%d (communicator size)",
@@ -480,7 +471,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     MPI_ENTER();
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     int rc;
-    CK(check_comm(fn, comm_old));
+    CK(mpi_check_comm(fn, comm_old));
     ARG_NONNULL(comm_old, fn, comm_dist_graph);
     CK(check_edges(fn, comm_old, indegree, sources, sourceweights, "sources"));
     CK(check_edges(fn, comm_old, outdegree, destinations, destweights, "destinations"));
@@ -518,7 +509,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     MPI_ENTER();
     static const char fn[] = "MPI_Dist_graph_create";
     int rc;
-    CK(check_comm(fn, comm_old));
+    CK(mpi_check_comm(fn, comm_old));
     ARG_NONNULL(comm_old, fn, comm_dist_graph);
     if (n < 0)
         return mpi_error(comm_old, MPI_ERR_ARG, fn, "negative n %d", n);
@@ -532,7 +523,9 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
                              degrees[i]);
         nedges += degrees[i];
     }
-    if (nedges > INT_MAX / EDGE_INTS)
+    /* Each edge makes two records (one for each end) and every offset below is an int, so the
+     * records of all edges, 2 * EDGE_INTS ints each, must fit one. */
+    if (nedges > INT_MAX / (2 * EDGE_INTS))
         return mpi_error(comm_old, MPI_ERR_ARG, fn, "too many edges");
     CK(check_edges(fn, comm_old, n, sources, MPI_UNWEIGHTED, "sources"));
     CK(check_edges(fn, comm_old, (int)nedges, destinations, weights, "destinations"));
@@ -644,7 +637,7 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
     MPI_ENTER();
     static const char fn[] = "MPI_Topo_test";
     int rc;
-    CK(check_comm(fn, comm));
+    CK(mpi_check_comm(fn, comm));
     ARG_NONNULL(comm, fn, status);
     *status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -748,7 +741,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     MPI_ENTER();
     static const char fn[] = "MPI_Cart_map";
     int rc, nnodes;
-    CK(check_comm(fn, comm));
+    CK(mpi_check_comm(fn, comm));
     ARG_NONNULL(comm, fn, newrank);
     CK(check_dims(fn, comm, ndims, dims, periods, comm->size, &nnodes));
     *newrank = comm->rank < nnodes ? comm->rank : MPI_UNDEFINED;
@@ -760,7 +753,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
     MPI_ENTER();
     static const char fn[] = "MPI_Graph_map";
     int rc;
-    CK(check_comm(fn, comm));
+    CK(mpi_check_comm(fn, comm));
     ARG_NONNULL(comm, fn, newrank);
     if (nnodes < 1 || nnodes > comm->size)
         return mpi_error(comm, MPI_ERR_ARG, fn, "nnodes %d outside 1..%d (communicator size)",
@@ -1097,21 +1090,30 @@ static int do_neighbor(const char *fn, const nb_args *a, MPI_Comm comm, MPI_Requ
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }
 
-/* Non-blocking bindings reject a NULL request first: do_neighbor treats NULL as blocking. */
-#define NB_REQ(fn, comm, request)                                                                  \
-    do {                                                                                           \
-        if (request == NULL)                                                                       \
-            return mpi_error(comm_ok(comm) ? comm : NULL, MPI_ERR_REQUEST, fn,                     \
-                             "request is NULL");                                                   \
-    } while (0)
+/* The bindings differ only in which arguments they have: the blocking and non-blocking form of
+ * each share one of these two (counted and vector forms; allgatherv has no send vectors). */
+static int nb_counted(const char *fn, int kind, const void *sb, int sc, MPI_Datatype st, void *rb,
+                      int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    nb_args a = {.kind = kind, .sb = sb, .scount = sc, .st = st, .rb = rb, .rcount = rc, .rt = rt};
+    return do_neighbor(fn, &a, comm, req);
+}
+
+static int nb_vector(const char *fn, int kind, const void *sb, int sc, const int *scs,
+                     const int *sds, MPI_Datatype st, void *rb, const int *rcs, const int *rds,
+                     MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    nb_args a = {.kind = kind, .sb = sb, .scount = sc, .scounts = scs, .sdispls = sds, .st = st,
+                 .rb = rb, .rcounts = rcs, .rdispls = rds, .rt = rt};
+    return do_neighbor(fn, &a, comm, req);
+}
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     MPI_ENTER();
-    nb_args a = {.kind = NB_ALLGATHER, .sb = sendbuf, .scount = sendcount, .st = sendtype,
-                 .rb = recvbuf, .rcount = recvcount, .rt = recvtype};
-    return do_neighbor("MPI_Neighbor_allgather", &a, comm, NULL);
+    return nb_counted("MPI_Neighbor_allgather", NB_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, NULL);
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -1120,9 +1122,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 {
     MPI_ENTER();
     NB_REQ("MPI_Ineighbor_allgather", comm, request);
-    nb_args a = {.kind = NB_ALLGATHER, .sb = sendbuf, .scount = sendcount, .st = sendtype,
-                 .rb = recvbuf, .rcount = recvcount, .rt = recvtype};
-    return do_neighbor("MPI_Ineighbor_allgather", &a, comm, request);
+    return nb_counted("MPI_Ineighbor_allgather", NB_ALLGATHER, sendbuf, sendcount, sendtype,
+                      recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -1130,9 +1131,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, MPI_Comm comm)
 {
     MPI_ENTER();
-    nb_args a = {.kind = NB_ALLGATHERV, .sb = sendbuf, .scount = sendcount, .st = sendtype,
-                 .rb = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rt = recvtype};
-    return do_neighbor("MPI_Neighbor_allgatherv", &a, comm, NULL);
+    return nb_vector("MPI_Neighbor_allgatherv", NB_ALLGATHERV, sendbuf, sendcount, NULL, NULL,
+                     sendtype, recvbuf, recvcounts, displs, recvtype, comm, NULL);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -1141,18 +1141,16 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 {
     MPI_ENTER();
     NB_REQ("MPI_Ineighbor_allgatherv", comm, request);
-    nb_args a = {.kind = NB_ALLGATHERV, .sb = sendbuf, .scount = sendcount, .st = sendtype,
-                 .rb = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rt = recvtype};
-    return do_neighbor("MPI_Ineighbor_allgatherv", &a, comm, request);
+    return nb_vector("MPI_Ineighbor_allgatherv", NB_ALLGATHERV, sendbuf, sendcount, NULL, NULL,
+                     sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     MPI_ENTER();
-    nb_args a = {.kind = NB_ALLTOALL, .sb = sendbuf, .scount = sendcount, .st = sendtype,
-                 .rb = recvbuf, .rcount = recvcount, .rt = recvtype};
-    return do_neighbor("MPI_Neighbor_alltoall", &a, comm, NULL);
+    return nb_counted("MPI_Neighbor_alltoall", NB_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, NULL);
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -1161,9 +1159,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 {
     MPI_ENTER();
     NB_REQ("MPI_Ineighbor_alltoall", comm, request);
-    nb_args a = {.kind = NB_ALLTOALL, .sb = sendbuf, .scount = sendcount, .st = sendtype,
-                 .rb = recvbuf, .rcount = recvcount, .rt = recvtype};
-    return do_neighbor("MPI_Ineighbor_alltoall", &a, comm, request);
+    return nb_counted("MPI_Ineighbor_alltoall", NB_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, request);
 }
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -1171,10 +1168,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     MPI_ENTER();
-    nb_args a = {.kind = NB_ALLTOALLV, .sb = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
-                 .st = sendtype, .rb = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
-                 .rt = recvtype};
-    return do_neighbor("MPI_Neighbor_alltoallv", &a, comm, NULL);
+    return nb_vector("MPI_Neighbor_alltoallv", NB_ALLTOALLV, sendbuf, 0, sendcounts, sdispls,
+                     sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NULL);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -1184,10 +1179,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 {
     MPI_ENTER();
     NB_REQ("MPI_Ineighbor_alltoallv", comm, request);
-    nb_args a = {.kind = NB_ALLTOALLV, .sb = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
-                 .st = sendtype, .rb = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
-                 .rt = recvtype};
-    return do_neighbor("MPI_Ineighbor_alltoallv", &a, comm, request);
+    return nb_vector("MPI_Ineighbor_alltoallv", NB_ALLTOALLV, sendbuf, 0, sendcounts, sdispls,
+                     sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
 
 CREDO_PMPI(MPI_Dims_create)

@@ -1277,13 +1277,15 @@ int p2p_irecv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_req *
     return 0;
 }
 
-int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
+/* Both probes: looks for a match (progressing once when there is none yet), fills *flag and *st,
+ * and notes a failed probe's source for the spill rule. take: the match leaves matching. */
+static uexp *probe_match(int src, int tag, uint32_t ctx, int take, int *flag, p2p_status *st)
 {
     stage_settle();
-    uexp *u = uexp_find(src, tag, ctx, 0);
+    uexp *u = uexp_find(src, tag, ctx, take);
     if (!u) {
         p2p_progress();
-        u = uexp_find(src, tag, ctx, 0);
+        u = uexp_find(src, tag, ctx, take);
     }
     *flag = u != NULL;
     P.probe_src = u ? -2 : src;
@@ -1294,6 +1296,12 @@ int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
         st->cancelled = 0;
         st->bytes = u->len;
     }
+    return u;
+}
+
+int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
+{
+    probe_match(src, tag, ctx, 0, flag, st);
     return 0;
 }
 
@@ -1319,24 +1327,10 @@ static void uexp_unhold(uexp *u)
 
 int p2p_improbe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st, p2p_msg **msg)
 {
-    stage_settle();
-    uexp *u = uexp_find(src, tag, ctx, 1);
-    if (!u) {
-        p2p_progress();
-        u = uexp_find(src, tag, ctx, 1);
-    }
-    *flag = u != NULL;
-    P.probe_src = u ? -2 : src;
+    uexp *u = probe_match(src, tag, ctx, 1, flag, st);
     if (!u)
         return 0;
     uexp_unhold(u);
-    if (st) {
-        st->source = u->src;
-        st->tag = u->tag;
-        st->error = 0;
-        st->cancelled = 0;
-        st->bytes = u->len;
-    }
     *msg = (p2p_msg *)u;
     return 0;
 }

@@ -295,6 +295,17 @@ static void test_constructors(void) {
     check_type(t, "hindexed_block", 0, 100 + I, 0, 100 + I, 2, OFFS(0, 100), LENS(I, I));
     MPI_OK(MPI_Type_free(&t));
 
+    /* count 0 with no displacement array at all (the UB sanitizer caught memcpy from NULL). */
+    int zsz = -1;
+    MPI_OK(MPI_Type_create_indexed_block(0, 2, NULL, MPI_INT, &t));
+    MPI_OK(MPI_Type_size(t, &zsz));
+    CHECK(zsz == 0, "indexed_block of 0 blocks has size %d", zsz);
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_hindexed_block(0, 2, NULL, MPI_INT, &t));
+    MPI_OK(MPI_Type_size(t, &zsz));
+    CHECK(zsz == 0, "hindexed_block of 0 blocks has size %d", zsz);
+    MPI_OK(MPI_Type_free(&t));
+
     /* C-struct-like: the extent is padded to the alignment of double (that of struct s). */
     struct s {
         int i;
