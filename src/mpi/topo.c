@@ -1022,6 +1022,17 @@ static int nb_check(const char *fn, MPI_Comm comm, const nb_args *a, const nbhd 
 /* Every neighbourhood collective: the neighbour lists, dense views of both buffers (block i of the
  * receive buffer is cnt[i] elements at disp[i], PROC_NULL neighbours get 0 elements so a packed
  * view never writes their block back), then one message per real neighbour in a GOAL schedule. */
+/* Bytes that n blocks of count elements of dt span (count < 0 is refused elsewhere). */
+static size_t nb_span(int n, int count, MPI_Datatype dt)
+{
+    if (n <= 0 || count <= 0 || dt == MPI_DATATYPE_NULL)
+        return 0;
+    size_t unit = (size_t)(dt->extent < 0 ? -dt->extent : dt->extent);
+    if (unit < dt->size)
+        unit = dt->size;
+    return (size_t)n * (size_t)count * unit;
+}
+
 static int do_neighbor(const char *fn, const nb_args *a, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
@@ -1034,6 +1045,12 @@ static int do_neighbor(const char *fn, const nb_args *a, MPI_Comm comm, MPI_Requ
         return rc;
     }
     int ni = nb.nin, no = nb.nout;
+    /* The schedule's counts and displacements are ints, in elements and in bytes, as the v-forms'
+     * arguments are: refuse what they cannot hold instead of truncating it. */
+    if (nb_span(ni, a->rcount, a->rt) > INT_MAX || nb_span(no, a->scount, a->st) > INT_MAX) {
+        free(nb.in);
+        return mpi_error(comm, MPI_ERR_COUNT, fn, "counts too large for one neighbourhood exchange");
+    }
     /* element counts/displacements then byte counts/displacements, receive side then send side */
     int *v = malloc(((size_t)ni + (size_t)no) * 4 * sizeof(int) + 1);
     coll_nbr *msg = malloc(((size_t)ni + (size_t)no) * sizeof *msg + 1);

@@ -387,6 +387,10 @@ static void test_errors(void) {
     CHECK(tu_class(MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, y, 1, MPI_INT, c)) ==
               MPI_ERR_BUFFER,
           "MPI_IN_PLACE");
+    /* 2 neighbours x 2^30 doubles: more bytes than the schedule's int counts hold (never touched) */
+    CHECK(tu_class(MPI_Neighbor_alltoall(&x, 1 << 30, MPI_DOUBLE, y, 1 << 30, MPI_DOUBLE, c)) ==
+              MPI_ERR_COUNT,
+          "counts beyond the schedule's int byte counts");
     MPI_OK(MPI_Comm_free(&c));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     tu_note("errors");
