@@ -219,6 +219,8 @@ static void idup_done(p2p_req *r)
     r->upper_data[3] = 0;
     if (st == NULL)
         return;
+    if (r->status.error == P2P_OK && st->ctx == 0)
+        r->status.error = P2P_ERR_INTERN; /* the parent's rank 0 ran out of context ids */
     if (r->status.error == P2P_OK) {
         st->c->ctx = st->ctx;
         if (comm_index(st->c) == 0)
@@ -258,9 +260,9 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     if (rc == MPI_SUCCESS && comm->rank == 0) {
         uint64_t id = CTX_IDUP_BASE + 2 * ((uint64_t)credo_rt.rank +
                                            (uint64_t)credo_mpi.job_size * idup_count);
-        if (id + 1 >= 0x80000000u)
-            rc = MPI_ERR_INTERN;
-        st->ctx = (uint32_t)id;
+        /* Out of ids: the bcast still runs, carrying 0 (never an idup id), so that every rank's
+         * request completes with the error instead of waiting for a bcast that never comes. */
+        st->ctx = id + 1 >= 0x80000000u ? 0 : (uint32_t)id;
         idup_count++;
     }
     p2p_req *r = NULL;
@@ -276,7 +278,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         mpi_comm_destroy(c);
         free(st);
         return mpi_error(comm, rc, fn, "%s",
-                         rc == MPI_ERR_INTERN ? "out of context ids" : "start failed");
+                         rc == MPI_ERR_NO_MEM ? "out of memory" : "could not start the id broadcast");
     }
     *newcomm = c;
     /* The bcast may have finished inside the start call (a single rank). */
