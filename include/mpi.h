@@ -586,6 +586,13 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],                \
                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,                   \
                       MPI_Request *request);                                                       \
+    int P##Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],             \
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],        \
+                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);          \
+    int P##Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],            \
+                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],       \
+                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,          \
+                      MPI_Request *request);                                                       \
     int P##Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],              \
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);                        \
     int P##Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],             \
