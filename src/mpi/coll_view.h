@@ -19,7 +19,7 @@ CREDO_HIDDEN int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, 
 /* Dense input of blocks (v-variants). */
 CREDO_HIDDEN int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt,
                           const int *disp, mcoll **xp, const void **out, int *bcnt, int *bdisp);
-/* The blocks of one side of a w-form (Alltoallw, Ialltoallw): block i is cnt[i] elements
+/* The blocks of one side of a w-form (Alltoallw, Neighbor_alltoallw): block i is cnt[i] elements
  * of dt[i] at byte displacement idisp[i] (Alltoallw's ints) or adisp[i] (the neighbour forms'
  * MPI_Aint; the other is NULL) from the buffer. */
 typedef struct view_w {
