@@ -586,6 +586,13 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],                \
                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,                   \
                       MPI_Request *request);                                                       \
+    int P##Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],             \
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],        \
+                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);          \
+    int P##Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],            \
+                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],       \
+                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,          \
+                      MPI_Request *request);                                                       \
     int P##Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],              \
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);                        \
     int P##Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],             \
@@ -670,6 +677,15 @@ extern int credo_unweighted, credo_weights_empty;
     int P##Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],   \
                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],       \
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,          \
+                               MPI_Request *request);                                              \
+    int P##Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],                         \
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],            \
+                              void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],     \
+                              const MPI_Datatype recvtypes[], MPI_Comm comm);                      \
+    int P##Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],                        \
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],           \
+                               void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],    \
+                               const MPI_Datatype recvtypes[], MPI_Comm comm,                      \
                                MPI_Request *request);
 CREDO_TOPO_DECLS(MPI_)
 

@@ -19,6 +19,28 @@ CREDO_HIDDEN int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, 
 /* Dense input of blocks (v-variants). */
 CREDO_HIDDEN int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt,
                           const int *disp, mcoll **xp, const void **out, int *bcnt, int *bdisp);
+/* The blocks of one side of a w-form (Alltoallw, Neighbor_alltoallw): block i is cnt[i] elements
+ * of dt[i] at byte displacement idisp[i] (Alltoallw's ints) or adisp[i] (the neighbour forms'
+ * MPI_Aint; the other is NULL) from the buffer. */
+typedef struct view_w {
+    int n;
+    const int *cnt;
+    const int *idisp;
+    const MPI_Aint *adisp;
+    const MPI_Datatype *dt;
+} view_w;
+/* Argument checks of one side: arrays present (MPI_ERR_ARG), counts >= 0 (MPI_ERR_COUNT), the
+ * types of non-empty blocks valid and committed (MPI_ERR_TYPE), the side's bytes within an int
+ * (MPI_ERR_COUNT). side names it in messages ("send"), who the peers ("rank", "neighbour"). */
+CREDO_HIDDEN int mc_check_w(const char *fn, MPI_Comm comm, const view_w *w, const char *side,
+                            const char *who);
+/* Dense views of w-blocks: byte counts and offsets in the view go to bcnt/boff (n each). Either the
+ * user buffer itself or a packed temporary (unpacked block by block on completion by view_wout;
+ * prefill: MPI_IN_PLACE, the temporary starts with the buffer's blocks). */
+CREDO_HIDDEN int view_win(const void *buf, const view_w *w, mcoll **xp, const void **out,
+                          int *bcnt, int *boff);
+CREDO_HIDDEN int view_wout(void *buf, const view_w *w, int prefill, mcoll **xp, void **out,
+                           int *bcnt, int *boff);
 /* Ends a binding: reports a start error (mrc: MPI code, grc: GOAL code), else ties r to comm and
  * hands it out (req != NULL) or waits for it. */
 CREDO_HIDDEN int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll *x,

@@ -14,14 +14,23 @@
  * others are packed into temporaries before the schedule starts and unpacked when it completes.
  * The state hangs off the request (upper_data[3]) and is released by its completion hook, which
  * runs even if the application frees the request early. */
+/* One receive block of a w-form: cnt elements of its own (retained) type at byte disp of the user
+ * buffer, packed at byte off of the temporary. */
+typedef struct mc_wblk {
+    MPI_Aint disp;
+    MPI_Datatype dt;
+    int cnt, off;
+} mc_wblk;
+
 typedef struct mc_unpack {
-    void *ubuf;            /* user buffer to unpack into, NULL if nothing to unpack */
+    void *ubuf;            /* user buffer to unpack into, NULL if nothing to unpack (not w) */
     MPI_Datatype dt;       /* retained */
     int nblk;              /* blocks: cnt[i] elements at disp[i] (elements, user layout) */
     int *cnt, *disp;       /* NULL when nblk == 1: one block of cnt1 at 0 */
     int cnt1;
     MPI_Aint base;         /* lowest disp: block i sits at (disp[i] - base) * size in tmp */
     void *tmp;
+    mc_wblk *w;            /* w-forms: nblk blocks with their own types (ubuf may be MPI_BOTTOM) */
 } mc_unpack;
 
 typedef struct mcoll {
@@ -38,6 +47,10 @@ static void mc_free(mcoll *x)
     free(x->out.tmp);
     free(x->out.cnt);
     free(x->out.disp);
+    if (x->out.w)
+        for (int i = 0; i < x->out.nblk; i++)
+            dt_release(x->out.w[i].dt);
+    free(x->out.w);
     if (x->out.dt)
         dt_release(x->out.dt);
     if (x->op_dt)
@@ -70,7 +83,13 @@ static void mc_unpack_free(mcoll *x, int ok)
     if (x == NULL)
         return;
     mc_unpack *u = &x->out;
-    if (u->ubuf && ok) {
+    if (u->w && ok) {
+        for (int i = 0; i < u->nblk; i++) {
+            const mc_wblk *b = &u->w[i];
+            dt_unpack(BUF_AT(u->tmp, b->off), (size_t)b->cnt * b->dt->size, (size_t)b->cnt, b->dt,
+                      BUF_AT(u->ubuf, b->disp));
+        }
+    } else if (u->ubuf && ok) {
         size_t sz = u->dt->size;
         for (int i = 0; i < u->nblk; i++) {
             int c = u->cnt ? u->cnt[i] : u->cnt1;
@@ -193,6 +212,119 @@ int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt, const i
         dt_pack(BUF_AT(buf, disp[i] * dt->extent), (size_t)cnt[i], dt,
                 BUF_AT(x->tmp_in, (size_t)(disp[i] - base) * dt->size));
     *out = x->tmp_in;
+    return MPI_SUCCESS;
+}
+
+/* ---- w-forms: a datatype per block ----
+ * The schedules move bytes out of one send buffer into one receive buffer, so the blocks of a side
+ * either all stay in the user buffer (every non-empty block dense and at a byte offset the
+ * schedule's non-negative int offsets can hold: zero-copy, the usual case of predefined types) or
+ * are all packed back to back in block order into one temporary. Mixing both would need two
+ * buffers per side, which the schedules do not have. */
+
+static MPI_Aint w_disp(const view_w *w, int i)
+{
+    return w->idisp ? (MPI_Aint)w->idisp[i] : w->adisp[i];
+}
+
+/* Byte counts and offsets of w's blocks in the schedule's view; 1 for zero-copy, else 0 and the
+ * packed size in *total. Types of empty blocks are never looked at (they may be anything). */
+static int w_layout(const view_w *w, int *bcnt, int *boff, size_t *total)
+{
+    int direct = 1;
+    size_t sum = 0;
+    for (int i = 0; i < w->n; i++) {
+        int c = w->cnt[i];
+        MPI_Datatype t = w->dt[i];
+        bcnt[i] = c > 0 ? (int)((size_t)c * t->size) : 0; /* <= INT_MAX: mc_check_w */
+        boff[i] = (int)sum;
+        sum += (size_t)bcnt[i];
+        if (bcnt[i] > 0) {
+            MPI_Aint o = w_disp(w, i) + t->lb;
+            if (!(t->flags & DT_F_DENSE) || o < 0 || o > (MPI_Aint)(INT_MAX - bcnt[i]))
+                direct = 0;
+        }
+    }
+    *total = sum;
+    if (direct)
+        for (int i = 0; i < w->n; i++)
+            boff[i] = bcnt[i] > 0 ? (int)(w_disp(w, i) + w->dt[i]->lb) : 0;
+    return direct;
+}
+
+int view_win(const void *buf, const view_w *w, mcoll **xp, const void **out, int *bcnt, int *boff)
+{
+    size_t total;
+    if (w_layout(w, bcnt, boff, &total)) {
+        *out = buf;
+        return MPI_SUCCESS;
+    }
+    mcoll *x = mc_get(xp);
+    if (x == NULL || (x->tmp_in = malloc(total + 1)) == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < w->n; i++)
+        if (bcnt[i] > 0)
+            dt_pack(BUF_AT(buf, w_disp(w, i)), (size_t)w->cnt[i], w->dt[i],
+                    BUF_AT(x->tmp_in, boff[i]));
+    *out = x->tmp_in;
+    return MPI_SUCCESS;
+}
+
+int view_wout(void *buf, const view_w *w, int prefill, mcoll **xp, void **out, int *bcnt,
+              int *boff)
+{
+    size_t total;
+    if (w_layout(w, bcnt, boff, &total)) {
+        *out = buf;
+        return MPI_SUCCESS;
+    }
+    mcoll *x = mc_get(xp);
+    if (x == NULL)
+        return MPI_ERR_NO_MEM;
+    mc_unpack *u = &x->out;
+    u->tmp = malloc(total + 1);
+    u->w = malloc((size_t)w->n * sizeof *u->w + 1);
+    if (u->tmp == NULL || u->w == NULL)
+        return MPI_ERR_NO_MEM;
+    u->ubuf = buf;
+    u->nblk = 0;
+    /* The types are retained: a non-blocking call's types may be freed before it completes. */
+    for (int i = 0; i < w->n; i++) {
+        if (bcnt[i] == 0)
+            continue;
+        mc_wblk *b = &u->w[u->nblk++];
+        *b = (mc_wblk){w_disp(w, i), w->dt[i], w->cnt[i], boff[i]};
+        dt_retain(b->dt);
+        if (prefill)
+            dt_pack(BUF_AT(buf, b->disp), (size_t)b->cnt, b->dt, BUF_AT(u->tmp, b->off));
+    }
+    *out = u->tmp;
+    return MPI_SUCCESS;
+}
+
+int mc_check_w(const char *fn, MPI_Comm comm, const view_w *w, const char *side, const char *who)
+{
+    if (w->n > 0 && (w->cnt == NULL || (w->idisp == NULL && w->adisp == NULL) || w->dt == NULL))
+        return mpi_error(comm, MPI_ERR_ARG, fn, "%s counts, displacements or types are NULL",
+                         side);
+    size_t sum = 0;
+    for (int i = 0; i < w->n; i++) {
+        int c = w->cnt[i];
+        if (c < 0)
+            return mpi_error(comm, MPI_ERR_COUNT, fn, "negative %s count %d for %s %d", side, c,
+                             who, i);
+        if (c == 0)
+            continue; /* an empty block's type is never used */
+        MPI_Datatype t = w->dt[i];
+        if (!dt_ok(t))
+            return mpi_error(comm, MPI_ERR_TYPE, fn, "%s datatype for %s %d is %s", side, who, i,
+                             t != NULL && t->magic == DT_MAGIC ? "not committed" : "invalid");
+        /* The schedules count bytes in ints, the packed blocks of one side included. */
+        if (t->size > 0 && (size_t)c > ((size_t)INT_MAX - sum) / t->size)
+            return mpi_error(comm, MPI_ERR_COUNT, fn, "%s counts too large (over %d bytes)", side,
+                             INT_MAX);
+        sum += (size_t)c * t->size;
+    }
     return MPI_SUCCESS;
 }
 
@@ -705,21 +837,46 @@ static int do_alltoall(const char *fn, const void *sb, int scount, MPI_Datatype 
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }
 
-static int do_alltoallv(const char *fn, const void *sb, const int *scounts, const int *sdispls,
-                        MPI_Datatype st, void *rb, const int *rcounts, const int *rdispls,
-                        MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+/* Alltoallv and Alltoallw share one byte-level schedule (alltoallv's, element size 1) and differ
+ * in their views: alltoallv has one type a side and displacements in its elements, alltoallw a
+ * type per block (sts/rts, NULL for alltoallv) and byte displacements. MPI_IN_PLACE: each receive
+ * block is also what goes to its peer. */
+typedef struct a2a_args {
+    const void *sb;
+    const int *scounts, *sdispls;
+    MPI_Datatype st;
+    const MPI_Datatype *sts;
+    void *rb;
+    const int *rcounts, *rdispls;
+    MPI_Datatype rt;
+    const MPI_Datatype *rts;
+} a2a_args;
+
+static int do_alltoallvw(const char *fn, const a2a_args *a, MPI_Comm comm, MPI_Request *req)
 {
-    int rc, p = comm_ok(comm) ? comm->size : 0;
+    int rc, p = comm_ok(comm) ? comm->size : 0, w = a->rts != NULL;
+    int in_place = a->sb == MPI_IN_PLACE;
     CK(check_start(fn, comm, ROOT_NONE, req));
-    if (sb != MPI_IN_PLACE) {
-        CK(check_counts(fn, p, scounts, sdispls, comm));
-        CK(check_type(fn, 0, st, comm));
-        if (sb == rb && sb != NULL)
-            return mpi_error(comm, MPI_ERR_BUFFER, fn,
-                             "send and receive buffers alias (use MPI_IN_PLACE)");
+    view_w sw = {p, a->scounts, a->sdispls, NULL, a->sts};
+    view_w rw = {p, a->rcounts, a->rdispls, NULL, a->rts};
+    if (w && a->rb == MPI_IN_PLACE)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid as sendbuf");
+    if (!in_place) {
+        if (w) {
+            CK(mc_check_w(fn, comm, &sw, "send", "rank"));
+        } else {
+            CK(check_counts(fn, p, a->scounts, a->sdispls, comm));
+            CK(check_type(fn, 0, a->st, comm));
+        }
+        CK(check_alias(fn, a->sb, a->rb, 1, comm)); /* whatever the counts */
     }
-    CK(check_counts(fn, p, rcounts, rdispls, comm));
-    CK(check_type(fn, 0, rt, comm));
+    if (w) {
+        CK(mc_check_w(fn, comm, &rw, "receive", "rank"));
+    } else {
+        CK(check_counts(fn, p, a->rcounts, a->rdispls, comm));
+        CK(check_type(fn, 0, a->rt, comm));
+    }
+    /* byte counts and displacements: send b, b + p; receive b + 2p, b + 3p */
     int *b = malloc(4 * (size_t)p * sizeof(int));
     if (b == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -728,14 +885,16 @@ static int do_alltoallv(const char *fn, const void *sb, const int *scounts, cons
     void *d = NULL;
     p2p_req *r = NULL;
     int grc = 0, mrc = MPI_SUCCESS;
-    if (sb != MPI_IN_PLACE)
-        mrc = view_vin(sb, st, p, scounts, sdispls, &x, &s, b, b + p);
+    if (!in_place)
+        mrc = w ? view_win(a->sb, &sw, &x, &s, b, b + p)
+                : view_vin(a->sb, a->st, p, a->scounts, a->sdispls, &x, &s, b, b + p);
     if (mrc == MPI_SUCCESS)
-        mrc = view_out(rb, rt, p, rcounts, rdispls, 0, sb == MPI_IN_PLACE, &x, &d, b + 2 * p,
-                       b + 3 * p);
+        mrc = w ? view_wout(a->rb, &rw, in_place, &x, &d, b + 2 * p, b + 3 * p)
+                : view_out(a->rb, a->rt, p, a->rcounts, a->rdispls, 0, in_place, &x, &d,
+                           b + 2 * p, b + 3 * p);
     if (mrc == MPI_SUCCESS)
-        grc = coll_ialltoallv(s, sb == MPI_IN_PLACE ? NULL : b, sb == MPI_IN_PLACE ? NULL : b + p,
-                              d, b + 2 * p, b + 3 * p, 1, &comm->coll, &r);
+        grc = coll_ialltoallv(s, in_place ? NULL : b, in_place ? NULL : b + p, d, b + 2 * p,
+                              b + 3 * p, 1, &comm->coll, &r);
     free(b);
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }
@@ -1005,8 +1164,9 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     ENTER;
-    return do_alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                        recvcounts, rdispls, recvtype, comm, NULL);
+    a2a_args a = {sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf, recvcounts, rdispls,
+                  recvtype, NULL};
+    return do_alltoallvw("MPI_Alltoallv", &a, comm, NULL);
 }
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -1015,8 +1175,30 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     ENTER;
     NB_REQ("MPI_Ialltoallv", comm, request);
-    return do_alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                        recvcounts, rdispls, recvtype, comm, request);
+    a2a_args a = {sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf, recvcounts, rdispls,
+                  recvtype, NULL};
+    return do_alltoallvw("MPI_Ialltoallv", &a, comm, request);
+}
+
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    ENTER;
+    a2a_args a = {sendbuf, sendcounts, sdispls, NULL, sendtypes, recvbuf, recvcounts, rdispls,
+                  NULL, recvtypes};
+    return do_alltoallvw("MPI_Alltoallw", &a, comm, NULL);
+}
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request *request)
+{
+    ENTER;
+    NB_REQ("MPI_Ialltoallw", comm, request);
+    a2a_args a = {sendbuf, sendcounts, sdispls, NULL, sendtypes, recvbuf, recvcounts, rdispls,
+                  NULL, recvtypes};
+    return do_alltoallvw("MPI_Ialltoallw", &a, comm, request);
 }
 
 CREDO_PMPI(MPI_Barrier)
@@ -1051,3 +1233,5 @@ CREDO_PMPI(MPI_Alltoall)
 CREDO_PMPI(MPI_Ialltoall)
 CREDO_PMPI(MPI_Alltoallv)
 CREDO_PMPI(MPI_Ialltoallv)
+CREDO_PMPI(MPI_Alltoallw)
+CREDO_PMPI(MPI_Ialltoallw)

@@ -954,19 +954,21 @@ static int nbhd_get(MPI_Comm comm, nbhd *nb)
     return MPI_SUCCESS;
 }
 
-enum { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV };
+enum { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV, NB_ALLTOALLW };
 
 /* Arguments of one neighbourhood collective; the unused ones are 0/NULL. */
 typedef struct nb_args {
     int kind;
     const void *sb;
     int scount;                   /* allgather(v), alltoall */
-    const int *scounts, *sdispls; /* alltoallv */
+    const int *scounts, *sdispls; /* alltoallv (scounts: alltoallw too) */
     MPI_Datatype st;
     void *rb;
     int rcount;                   /* allgather, alltoall */
-    const int *rcounts, *rdispls; /* allgatherv, alltoallv */
+    const int *rcounts, *rdispls; /* allgatherv, alltoallv (rcounts: alltoallw too) */
     MPI_Datatype rt;
+    const MPI_Aint *sdispls_w, *rdispls_w; /* alltoallw: byte displacements */
+    const MPI_Datatype *sts, *rts;         /* alltoallw: a type per neighbour */
 } nb_args;
 
 static int check_type(const char *fn, MPI_Comm comm, MPI_Datatype dt)
@@ -1001,13 +1003,19 @@ static int nb_check(const char *fn, MPI_Comm comm, const nb_args *a, const nbhd 
     int rc;
     if (a->sb == MPI_IN_PLACE || a->rb == MPI_IN_PLACE)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed");
-    if (a->kind == NB_ALLTOALLV) {
+    view_w sw = {nb->nout, a->scounts, NULL, a->sdispls_w, a->sts};
+    view_w rw = {nb->nin, a->rcounts, NULL, a->rdispls_w, a->rts};
+    if (a->kind == NB_ALLTOALLW) {
+        CK(mc_check_w(fn, comm, &sw, "send", "neighbour"));
+    } else if (a->kind == NB_ALLTOALLV) {
         CK(check_type(fn, comm, a->st));
         CK(check_vec(fn, comm, nb->nout, a->scounts, a->sdispls, "send"));
     } else {
         CK(check_nb_buf(fn, comm, a->sb, a->scount, a->st, nb->nout > 0));
     }
-    if (a->kind == NB_ALLGATHERV || a->kind == NB_ALLTOALLV) {
+    if (a->kind == NB_ALLTOALLW) {
+        CK(mc_check_w(fn, comm, &rw, "receive", "neighbour"));
+    } else if (a->kind == NB_ALLGATHERV || a->kind == NB_ALLTOALLV) {
         CK(check_type(fn, comm, a->rt));
         CK(check_vec(fn, comm, nb->nin, a->rcounts, a->rdispls, "receive"));
     } else {
@@ -1062,17 +1070,28 @@ static int do_neighbor(const char *fn, const nb_args *a, MPI_Comm comm, MPI_Requ
     }
     int *rc_el = v, *rd_el = v + ni, *rc_b = v + 2 * ni, *rd_b = v + 3 * ni;
     int *sc_el = v + 4 * ni, *sd_el = sc_el + no, *sc_b = sc_el + 2 * no, *sd_b = sc_el + 3 * no;
-    int vec_recv = a->kind == NB_ALLGATHERV || a->kind == NB_ALLTOALLV;
+    /* alltoallw has receive counts but byte displacements (a->rdispls_w, used by its view) */
+    int vec_recv = a->kind == NB_ALLGATHERV || a->kind >= NB_ALLTOALLV;
     for (int i = 0; i < ni; i++) {
         rc_el[i] = nb.in[i] == MPI_PROC_NULL ? 0 : vec_recv ? a->rcounts[i] : a->rcount;
-        rd_el[i] = vec_recv ? a->rdispls[i] : i * a->rcount;
+        rd_el[i] = a->rdispls ? a->rdispls[i] : i * a->rcount;
     }
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
     p2p_req *r = NULL;
     int grc = GOAL_SUCCESS, mrc;
-    if (a->kind == NB_ALLGATHER || a->kind == NB_ALLGATHERV) {
+    if (a->kind == NB_ALLTOALLW) {
+        /* Per-neighbour types: element counts (0 towards PROC_NULL: nothing to pack) with the
+         * caller's byte displacements; the views give the byte layout directly. */
+        for (int i = 0; i < no; i++)
+            sc_el[i] = nb.out[i] == MPI_PROC_NULL ? 0 : a->scounts[i];
+        view_w sw = {no, sc_el, NULL, a->sdispls_w, a->sts};
+        view_w rw = {ni, rc_el, NULL, a->rdispls_w, a->rts};
+        mrc = view_win(a->sb, &sw, &x, &s, sc_b, sd_b);
+        if (mrc == MPI_SUCCESS)
+            mrc = view_wout(a->rb, &rw, 0, &x, &d, rc_b, rd_b);
+    } else if (a->kind == NB_ALLGATHER || a->kind == NB_ALLGATHERV) {
         /* one block sent to every neighbour */
         mrc = view_in(a->sb, a->scount, a->st, &x, &s);
         for (int i = 0; i < no; i++) {
@@ -1086,7 +1105,7 @@ static int do_neighbor(const char *fn, const nb_args *a, MPI_Comm comm, MPI_Requ
         }
         mrc = view_vin(a->sb, a->st, no, sc_el, sd_el, &x, &s, sc_b, sd_b);
     }
-    if (mrc == MPI_SUCCESS)
+    if (mrc == MPI_SUCCESS && a->kind != NB_ALLTOALLW)
         mrc = view_out(a->rb, a->rt, ni, rc_el, rd_el, 0, 0, &x, &d, rc_b, rd_b);
     if (mrc == MPI_SUCCESS) {
         int ns = 0, nr = 0;
@@ -1200,6 +1219,36 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                      sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
 
+/* The w-forms have their own argument shape (MPI_Aint byte displacements, type arrays). */
+static int nb_w(const char *fn, const void *sb, const int *scs, const MPI_Aint *sds,
+                const MPI_Datatype *sts, void *rb, const int *rcs, const MPI_Aint *rds,
+                const MPI_Datatype *rts, MPI_Comm comm, MPI_Request *req)
+{
+    nb_args a = {.kind = NB_ALLTOALLW, .sb = sb, .scounts = scs, .sdispls_w = sds, .sts = sts,
+                 .rb = rb, .rcounts = rcs, .rdispls_w = rds, .rts = rts};
+    return do_neighbor(fn, &a, comm, req);
+}
+
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    MPI_ENTER();
+    return nb_w("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                recvcounts, rdispls, recvtypes, comm, NULL);
+}
+
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm, MPI_Request *request)
+{
+    MPI_ENTER();
+    NB_REQ("MPI_Ineighbor_alltoallw", comm, request);
+    return nb_w("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                recvcounts, rdispls, recvtypes, comm, request);
+}
+
 CREDO_PMPI(MPI_Dims_create)
 CREDO_PMPI(MPI_Cart_create)
 CREDO_PMPI(MPI_Cart_get)
@@ -1228,3 +1277,5 @@ CREDO_PMPI(MPI_Neighbor_alltoall)
 CREDO_PMPI(MPI_Ineighbor_alltoall)
 CREDO_PMPI(MPI_Neighbor_alltoallv)
 CREDO_PMPI(MPI_Ineighbor_alltoallv)
+CREDO_PMPI(MPI_Neighbor_alltoallw)
+CREDO_PMPI(MPI_Ineighbor_alltoallw)

@@ -1,6 +1,7 @@
 /* tests/mpi/neighbor.c — neighbourhood collectives, blocking and not, on tori, open grids, graphs and
  * distributed graphs: data, untouched PROC_NULL blocks, derived types, overlap with point-to-point. */
 #include "testutil.h"
+#include "nbhd.h"
 
 #define SENTINEL (-7)
 #define CNT 3
@@ -11,27 +12,6 @@ static int me; /* rank in the communicator under test: what the values carry */
 /* Value k of the block that `from` sends through its out-slot `slot`. */
 static int val(int from, int slot, int k) {
     return from * 1000 + slot * 10 + k + 1;
-}
-
-/* The neighbourhood of this process as the standard orders it. For a grid: for each dimension the
- * -1 then the +1 neighbour (Cart_shift with disp 1: source, dest). peer_slot[i]: the out-slot of
- * in[i] whose block this process receives in block i. */
-typedef struct nbhd {
-    int nin, nout, in[16], out[16], peer_slot[16];
-} nbhd;
-
-static void cart_nbhd(MPI_Comm c, nbhd *nb) {
-    int nd;
-    MPI_OK(MPI_Cartdim_get(c, &nd));
-    nb->nin = nb->nout = 2 * nd;
-    for (int d = 0; d < nd; d++) {
-        MPI_OK(MPI_Cart_shift(c, d, 1, &nb->in[2 * d], &nb->in[2 * d + 1]));
-        nb->out[2 * d] = nb->in[2 * d];
-        nb->out[2 * d + 1] = nb->in[2 * d + 1];
-        /* my -1 neighbour sent me its +1 block, my +1 neighbour its -1 block */
-        nb->peer_slot[2 * d] = 2 * d + 1;
-        nb->peer_slot[2 * d + 1] = 2 * d;
-    }
 }
 
 /* Graph-like neighbourhoods: the k-th occurrence of q in my in-list receives the block of the k-th
