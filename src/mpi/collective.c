@@ -23,7 +23,8 @@ typedef struct mc_wblk {
 } mc_wblk;
 
 typedef struct mc_unpack {
-    void *ubuf;            /* user buffer to unpack into, NULL if nothing to unpack (not w) */
+    void *ubuf;            /* user buffer to unpack into (MPI_BOTTOM, i.e. NULL, is a valid one) */
+    int unpack;            /* 1: unpack tmp into ubuf at completion (not w: w unpacks by its list) */
     MPI_Datatype dt;       /* retained */
     int nblk;              /* blocks: cnt[i] elements at disp[i] (elements, user layout) */
     int *cnt, *disp;       /* NULL when nblk == 1: one block of cnt1 at 0 */
@@ -89,7 +90,7 @@ static void mc_unpack_free(mcoll *x, int ok)
             dt_unpack(BUF_AT(u->tmp, b->off), (size_t)b->cnt * b->dt->size, (size_t)b->cnt, b->dt,
                       BUF_AT(u->ubuf, b->disp));
         }
-    } else if (u->ubuf && ok) {
+    } else if (u->unpack && ok) {
         size_t sz = u->dt->size;
         for (int i = 0; i < u->nblk; i++) {
             int c = u->cnt ? u->cnt[i] : u->cnt1;
@@ -169,6 +170,7 @@ int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *di
         memcpy(u->disp, disp, (size_t)nblk * sizeof(int));
     }
     u->ubuf = buf;
+    u->unpack = 1;
     u->dt = dt;
     dt_retain(dt);
     u->nblk = nblk;
@@ -499,7 +501,7 @@ static int do_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int r
                                 NULL);
     if (mrc == MPI_SUCCESS) {
         if (x && comm->rank == root)
-            x->out.ubuf = NULL; /* the root's buffer is only read */
+            x->out.unpack = 0; /* the root's buffer is only read */
         grc = coll_ibcast(d, (size_t)count * dt->size, 1, root, &comm->coll, &r);
     }
     return mc_finish(fn, comm, grc, mrc, r, x, req);

@@ -709,6 +709,20 @@ static void test_bottom(void) {
     MPI_OK(MPI_Sendrecv(MPI_BOTTOM, 1, t, right, 9, &in, 1, rt, left, 9, W, MPI_STATUS_IGNORE));
     CHECK(in.x == left * 7 + 1 && in.y == left * 0.5 + 2.0, "MPI_BOTTOM struct: got %d %g", in.x,
           in.y);
+    /* Collectives too: a Bcast into MPI_BOTTOM with the (non-dense) struct of absolute addresses
+     * goes through a packed temporary that must be unpacked into the addresses at completion. */
+    if (rank != 0) {
+        x = -1;
+        y = -1.0;
+    }
+    MPI_OK(MPI_Bcast(MPI_BOTTOM, 1, t, 0, W));
+    CHECK(x == 1 && y == 2.0, "Bcast into MPI_BOTTOM: got %d %g", x, y);
+    x = rank * 3;
+    y = -2.0;
+    MPI_Request rq;
+    MPI_OK(MPI_Ibcast(MPI_BOTTOM, 1, t, size - 1, W, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK(x == (size - 1) * 3 && y == -2.0, "Ibcast into MPI_BOTTOM: got %d %g", x, y);
     /* MPI_Aint_add / MPI_Aint_diff are address arithmetic. */
     double arr[8];
     MPI_Aint a0, a5;
