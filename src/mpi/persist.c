@@ -61,9 +61,12 @@ static int persist_create(const char *fn, const void *buf, int count, MPI_Dataty
 {
     size_t bytes = (size_t)count * dt->size;
     int dense = (dt->flags & DT_F_DENSE) || bytes == 0;
+    /* A buffered send packs into the attached buffer at each start (mpi_bsend_start): no buffer of
+     * its own. */
+    int own_tmp = !dense && kind != PK_BSEND;
     mpi_persist *p = calloc(1, sizeof *p);
-    void *tmp = dense ? NULL : malloc(bytes);
-    p2p_req *r = p != NULL && (dense || tmp != NULL) ? p2p_req_generic() : NULL;
+    void *tmp = own_tmp ? malloc(bytes) : NULL;
+    p2p_req *r = p != NULL && (!own_tmp || tmp != NULL) ? p2p_req_generic() : NULL;
     if (r == NULL) {
         free(p);
         free(tmp);
@@ -71,7 +74,7 @@ static int persist_create(const char *fn, const void *buf, int count, MPI_Dataty
     }
     p->req = r;
     p->buf = (void *)(uintptr_t)buf;
-    p->addr = dense ? BUF_AT(buf, (dt->flags & DT_F_DENSE) ? dt->lb : 0) : tmp;
+    p->addr = tmp != NULL ? tmp : BUF_AT(buf, (dt->flags & DT_F_DENSE) ? dt->lb : 0);
     p->tmp = tmp;
     p->bytes = bytes;
     p->count = count;

@@ -282,6 +282,28 @@ static void modes(void) {
     }
     for (int i = 0; i < 6; i++)
         MPI_OK(MPI_Request_free(&rq[i]));
+    /* A buffered send of a strided type: packed into the attached buffer at every start. */
+    int strided[6], pair[2];
+    MPI_Datatype every3;
+    MPI_OK(MPI_Type_vector(2, 1, 3, MPI_INT, &every3));
+    MPI_OK(MPI_Type_commit(&every3));
+    MPI_Request bs, br;
+    MPI_OK(MPI_Bsend_init(strided, 1, every3, right, 23, MPI_COMM_WORLD, &bs));
+    MPI_OK(MPI_Type_free(&every3)); /* the request keeps it */
+    MPI_OK(MPI_Recv_init(pair, 2, MPI_INT, left, 23, MPI_COMM_WORLD, &br));
+    for (int it = 0; it < 3; it++) {
+        for (int k = 0; k < 6; k++)
+            strided[k] = rank * 100 + it * 10 + k;
+        MPI_OK(MPI_Start(&br));
+        MPI_OK(MPI_Start(&bs));
+        strided[0] = strided[3] = -7; /* the data was copied at the start */
+        MPI_OK(MPI_Wait(&bs, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Wait(&br, MPI_STATUS_IGNORE));
+        CHECK(pair[0] == left * 100 + it * 10 && pair[1] == left * 100 + it * 10 + 3,
+              "Bsend_init of a vector type, it %d: got %d %d", it, pair[0], pair[1]);
+    }
+    MPI_OK(MPI_Request_free(&bs));
+    MPI_OK(MPI_Request_free(&br));
     void *det;
     int dsize;
     MPI_OK(MPI_Buffer_detach(&det, &dsize));
