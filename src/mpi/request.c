@@ -61,6 +61,12 @@ static inline int req_inactive(const p2p_req *r)
     return unlikely(REQ_FLAGS(r) & REQ_F_INACTIVE);
 }
 
+/* MPI_REQUEST_NULL, or a request that counts as it (inactive persistent). */
+static inline int req_empty(const p2p_req *r)
+{
+    return r == NULL || req_inactive(r);
+}
+
 /* Finishes the completed request *rp into st: a persistent one becomes inactive and keeps its
  * handle, any other is released and *rp set to MPI_REQUEST_NULL. Either way the caller then gives
  * back the operation's communicator reference. */
@@ -103,7 +109,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (unlikely(request == NULL))
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "request is NULL");
     p2p_req *r = AS_P2P(*request);
-    if (r == NULL || req_inactive(r)) {
+    if (req_empty(r)) {
         mpi_status_empty(status);
         return MPI_SUCCESS;
     }
@@ -127,7 +133,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return mpi_error(NULL, request == NULL ? MPI_ERR_REQUEST : MPI_ERR_ARG, fn,
                          "%s is NULL", request == NULL ? "request" : "flag");
     p2p_req *r = AS_P2P(*request);
-    if (r == NULL || req_inactive(r)) {
+    if (req_empty(r)) {
         *flag = 1;
         mpi_status_empty(status);
         return MPI_SUCCESS;
@@ -173,7 +179,7 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
     MPI_Comm fail_comm = NULL;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[i];
-        if (reqs[i] == MPI_REQUEST_NULL || req_inactive(AS_P2P(reqs[i]))) {
+        if (req_empty(AS_P2P(reqs[i]))) {
             mpi_status_empty(st);
             continue;
         }
@@ -320,7 +326,7 @@ static int some_finish(const char *fn, int incount, MPI_Request reqs[], int *out
     MPI_Comm fail_comm = NULL;
     for (int i = 0; i < incount; i++) {
         p2p_req *r = AS_P2P(reqs[i]);
-        if (r == NULL || req_inactive(r))
+        if (req_empty(r))
             continue;
         active = 1;
         if (!r->done)
@@ -408,7 +414,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (flag == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
     p2p_req *r = AS_P2P(request);
-    if (r == NULL || req_inactive(r)) {
+    if (req_empty(r)) {
         *flag = 1;
         mpi_status_empty(status);
         return MPI_SUCCESS;
