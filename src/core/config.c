@@ -36,6 +36,9 @@ const config_var credo_config_vars[] = {
     {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
     {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
      "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
+    {"CREDO_PROGRESS_RT", CONFIG_BOOL, "0",
+     "1: the progress thread runs at real-time priority (SCHED_FIFO 1; needs CAP_SYS_NICE or RLIMIT_RTPRIO) "
+     "and sleeps on the rank's doorbell when idle, so arriving messages preempt the computation"},
     {"CREDO_COLL_BCAST", CONFIG_STRING, "auto",
      "Bcast algorithm: auto (table in docs/GOAL.md), binomial or scatter_allgather"},
     {"CREDO_COLL_BARRIER", CONFIG_STRING, "auto", "Barrier algorithm: auto, dissemination, bruck or direct"},
@@ -210,6 +213,8 @@ int config_load(char *err, size_t errlen)
             c.debug = (int)num;
         } else if (strcmp(v->name, "CREDO_PROGRESS_THREAD") == 0) {
             c.progress_thread = (int)num;
+        } else if (strcmp(v->name, "CREDO_PROGRESS_RT") == 0) {
+            c.progress_rt = (int)num;
         }
     }
     /* auto: the pipelined copy below 4 MiB is faster when both sides call MPI, but it needs the

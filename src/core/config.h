@@ -35,6 +35,7 @@ typedef struct credo_config {
     char coll_bcast[24], coll_allreduce[24], coll_allgather[24], coll_alltoall[24];
     char coll_barrier[24], coll_reduce[24], coll_gather[24];
     int progress_thread;       /* CREDO_PROGRESS_THREAD: 1 = background progress thread */
+    int progress_rt;           /* CREDO_PROGRESS_RT: 1 = that thread at SCHED_FIFO, doorbell-driven */
 } credo_config;
 
 extern credo_config credo_cfg;

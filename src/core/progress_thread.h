@@ -9,6 +9,8 @@
  * the application thread in MPI_Init/MPI_Finalize, so a plain int suffices. */
 extern int credo_pt_active __attribute__((visibility("hidden")));
 extern pthread_mutex_t credo_pt_lock __attribute__((visibility("hidden")));
+/* How many times the application thread holds credo_pt_lock (only the holder reads or writes it). */
+extern int credo_pt_depth __attribute__((visibility("hidden")));
 
 /* Starts the thread if CREDO_PROGRESS_THREAD=1 (after credo_init); 0 or -1. */
 int credo_progress_thread_start(void);

@@ -34,13 +34,16 @@
 
 static inline void mpi_leave_(int *locked)
 {
-    if (__builtin_expect(*locked, 0))
+    if (__builtin_expect(*locked, 0)) {
+        credo_pt_depth--;
         pthread_mutex_unlock(&credo_pt_lock);
+    }
 }
 static inline int mpi_enter_(void)
 {
     if (__builtin_expect(credo_pt_active, 0)) {
         pthread_mutex_lock(&credo_pt_lock);
+        credo_pt_depth++;
         return 1;
     }
     return 0;

@@ -1085,6 +1085,8 @@ static int poll_mailbox(void)
     return n;
 }
 
+static int pull_deferred(void);
+
 int p2p_progress(void)
 {
     stage_settle();
@@ -1093,6 +1095,8 @@ int p2p_progress(void)
         n += push_pending();
     if (P.copy_head)
         n += copy_progress();
+    if (P.pull_head)
+        n += pull_deferred();
     return n;
 }
 
@@ -1196,6 +1200,43 @@ int p2p_isend_batchable(const void *buf, size_t bytes, int dest, int tag, uint32
     return isend_impl(buf, bytes, dest, tag, ctx, mode, 1, out);
 }
 
+/* A receive posted while the progress thread computes for us (p2p_set_defer_pulls) matched a large
+ * rendezvous request that already waited: leave the single copy to that thread, so the posting call
+ * (a non-blocking collective's start, say) returns at once instead of copying a megabyte first, and
+ * wake it. */
+static void pull_defer(preq *r, uexp *u)
+{
+    r->state = PREQ_RECV_PULL;
+    u->pull_req = r;
+    u->next = NULL;
+    if (P.pull_tail)
+        P.pull_tail->next = u;
+    else
+        P.pull_head = u;
+    P.pull_tail = u;
+    mbox_doorbell(&P.self);
+}
+
+static int pull_deferred(void)
+{
+    int n = 0;
+    while (P.pull_head) {
+        uexp *u = P.pull_head;
+        P.pull_head = u->next;
+        if (!P.pull_head)
+            P.pull_tail = NULL;
+        rndv_pull(u->pull_req, u->src, u->tag, u->raddr, u->len, u->sreq);
+        free(u);
+        n++;
+    }
+    return n;
+}
+
+void p2p_set_defer_pulls(size_t min_bytes)
+{
+    P.defer_pull_min = min_bytes;
+}
+
 /* Takes over an unexpected message for receive r. `unheld`: a probed message, whose slots and bytes
  * uexp_unhold already gave back (a constant at both call sites, so receives pay nothing for it). */
 static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, int unheld)
@@ -1229,6 +1270,11 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
             held_sub(src, held, 0);
         if (held)
             fc_release(src, held);
+        if (P.defer_pull_min && u->len >= P.defer_pull_min && r->len >= P.defer_pull_min && P.cma_ok &&
+            u->len >= P.cma_min && !(u->raddr & MBOX_RTS_PREPUSHED)) {
+            pull_defer(r, u);
+            return;
+        }
         rndv_pull(r, src, u->tag, u->raddr, u->len, u->sreq);
         free(u);
         return;
@@ -1419,11 +1465,20 @@ static int spill_for_waiters(void)
     return n;
 }
 
+static void (*idle_drop)(void);
+static void (*idle_take)(void);
+
+void p2p_set_idle_hooks(void (*drop)(void), void (*take)(void))
+{
+    idle_drop = drop;
+    idle_take = take;
+}
+
 void p2p_wait_step(p2p_waiter *w)
 {
     stage_settle();
     /* The spin loop's common case: nothing arrived and nothing of ours is queued. */
-    if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head, 1) &&
+    if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head && !P.pull_head, 1) &&
         w->idle_polls + 1 < P.spin_polls) {
         w->idle_polls++;
         cpu_relax();
@@ -1445,13 +1500,42 @@ void p2p_wait_step(p2p_waiter *w)
     uint64_t t = now_ns();
     if (!w->idle_since_ns)
         w->idle_since_ns = t;
-    if (t - w->idle_since_ns < P.yield_ns) {
+    /* With a progress thread that takes over while we sleep (idle hooks), sleep at once: it
+     * rings our doorbell when its progress completed something (p2p_wake_sleeper). */
+    if (!idle_drop && t - w->idle_since_ns < P.yield_ns) {
         sched_yield();
         return;
     }
     /* Nothing for a while: sleep on our doorbell. Short sleeps when we wait for room in someone
      * else's ring (nobody rings us for that) or for a pipelined copy. */
-    mbox_sleep(&P.self, P.head, (P.nactive || P.copy_head) ? 100 : 1000);
+    uint64_t next = P.head;
+    uint32_t timeout_us = (P.nactive || P.copy_head) ? 100 : 1000;
+    if (idle_drop)
+        idle_drop();
+    mbox_sleep(&P.self, next, timeout_us);
+    if (idle_take)
+        idle_take();
+}
+
+uint64_t p2p_next_arrival(void)
+{
+    return P.head;
+}
+
+/* Sends waiting for ring room (none scheme) or a pipelined copy: nobody rings us for those. */
+int p2p_waits_on_others(void)
+{
+    return P.nactive || P.copy_head;
+}
+
+void p2p_wake_sleeper(void)
+{
+    mbox_doorbell(&P.self);
+}
+
+void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us)
+{
+    mbox_sleep(&P.self, next_arrival, timeout_us);
 }
 
 void p2p_wait(p2p_req *req)

@@ -84,6 +84,20 @@ void p2p_req_free(p2p_req *req);
 
 /* Progress: one pass over the mailbox, delayed sends and rendezvous; returns events handled. */
 int p2p_progress(void);
+/* The mailbox index the next arrival will take (call under the same serialization as p2p_progress),
+ * and a sleep on this rank's doorbell until a packet is published from that index on or timeout_us
+ * passes; the sleep itself touches no p2p state, so it may run without that serialization. */
+uint64_t p2p_next_arrival(void);
+int p2p_waits_on_others(void);
+void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us);
+/* Called by p2p_wait_step around its yields and sleeps (NULL: none): the layer above serializes p2p
+ * with a lock and lets another thread progress meanwhile. */
+/* Rings this rank's own doorbell if a thread sleeps on it (after another thread's progress). */
+void p2p_wake_sleeper(void);
+/* Receives that match an already-arrived rendezvous request of min_bytes or more leave the pull to
+ * the next p2p_progress (another thread's) instead of copying at once; 0 = off (the default). */
+void p2p_set_defer_pulls(size_t min_bytes);
+void p2p_set_idle_hooks(void (*drop)(void), void (*take)(void));
 
 /* Waiting policy: spin, then yield, then sleep on the mailbox doorbell (see docs/ARCHITECTURE.md).
  * Usage: p2p_waiter w = P2P_WAITER_INIT; while (!cond) p2p_wait_step(&w); */

@@ -20,6 +20,7 @@ enum preq_state {
     PREQ_SEND_SELF,     /* large or synchronous send to self, waiting in the unexpected queue */
     PREQ_RECV_POSTED,   /* in the posted-receive list */
     PREQ_RECV_ACTIVE,   /* matched; more eager chunks or copy chunks to come */
+    PREQ_RECV_PULL,     /* matched a rendezvous request; its CMA pull is left to the progress thread */
     PREQ_DONE,
 };
 
@@ -58,6 +59,7 @@ typedef struct uexp {
     size_t received;     /* eager: bytes arrived so far */
     uint64_t raddr, sreq; /* rts */
     preq *self_send;     /* self: the sender's request (large/synchronous) */
+    preq *pull_req;      /* rts in the deferred-pull list: the receive it goes to */
     unsigned char data[]; /* eager and small self payload */
 } uexp;
 
@@ -115,6 +117,8 @@ typedef struct p2p_engine {
     int nactive;
     preq *free_reqs;
     copy_job *copy_head, *copy_tail;
+    uexp *pull_head, *pull_tail; /* matched rendezvous requests whose pull waits for progress */
+    size_t defer_pull_min;       /* 0: pull at match time; else pulls of this size or more wait */
     size_t copy_chunk;
     unsigned char *staging; /* our own staging area (2 halves) */
     unsigned char *prepush; /* our prepush area (right after the halves) */

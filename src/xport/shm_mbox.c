@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -140,21 +141,21 @@ void mbox_detach(mbox *mb)
 
 void mbox_ring_doorbell(mbox *mb)
 {
-    atomic_store_explicit(&mb->ctl->sleeping, 0, memory_order_relaxed);
-    syscall(SYS_futex, &mb->ctl->sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
+    atomic_fetch_add_explicit(&mb->ctl->bell, 1, memory_order_release);
+    syscall(SYS_futex, &mb->ctl->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 void mbox_sleep(mbox *mb, uint64_t next_idx, uint32_t timeout_us)
 {
-    /* seq_cst store then re-check: a writer that published before our store is seen by the re-check;
-     * one that publishes after it sees sleeping == 1 unless its unfenced load raced, which the timeout
-     * bounds. */
-    atomic_store_explicit(&mb->ctl->sleeping, 1, memory_order_seq_cst);
-    if (mbox_ready(mb, next_idx)) {
-        atomic_store_explicit(&mb->ctl->sleeping, 0, memory_order_relaxed);
-        return;
+    /* seq_cst increment, then read the bell, then re-check: a writer that published before our
+     * increment is seen by the re-check; one that publishes after it sees sleepers != 0 (unless its
+     * unfenced load raced, which the timeout bounds) and bumps the bell, which either changes the
+     * value futex_wait expects or wakes us. */
+    atomic_fetch_add_explicit(&mb->ctl->sleepers, 1, memory_order_seq_cst);
+    uint32_t bell = atomic_load_explicit(&mb->ctl->bell, memory_order_seq_cst);
+    if (!mbox_ready(mb, next_idx)) {
+        struct timespec ts = {.tv_sec = timeout_us / 1000000u, .tv_nsec = (long)(timeout_us % 1000000u) * 1000L};
+        syscall(SYS_futex, &mb->ctl->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
     }
-    struct timespec ts = {.tv_sec = timeout_us / 1000000u, .tv_nsec = (long)(timeout_us % 1000000u) * 1000L};
-    syscall(SYS_futex, &mb->ctl->sleeping, FUTEX_WAIT, 1, &ts, NULL, 0);
-    atomic_store_explicit(&mb->ctl->sleeping, 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&mb->ctl->sleepers, 1, memory_order_relaxed);
 }

@@ -10,7 +10,7 @@
 
 #define MBOX_CACHELINE 64
 #define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
-#define MBOX_VERSION 1u
+#define MBOX_VERSION 2u
 
 /* Every slot starts with this 8-byte header. `seq` is written last (release) and equals the low 32 bits
  * of the slot's absolute ring index + 1: the owner polls exactly one word and never has to clear a slot,
@@ -81,8 +81,9 @@ typedef struct mbox_ctl {
     int32_t owner_rank;
     char pad0[MBOX_CACHELINE - 56];
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t tail;
-    _Atomic uint32_t sleeping; /* owner is (about to be) asleep in futex_wait on this word */
-    char pad1[MBOX_CACHELINE - 12];
+    _Atomic uint32_t sleepers; /* owner threads (about to be) asleep in futex_wait on `bell` */
+    _Atomic uint32_t bell;     /* futex word: writers bump it to wake the sleepers */
+    char pad1[MBOX_CACHELINE - 16];
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t head;
     char pad2[MBOX_CACHELINE - 8];
 } mbox_ctl;
@@ -292,11 +293,13 @@ static inline size_t mbox_chunk_bytes(const mbox *mb, size_t first_off, uint32_t
     return (mb->slot_size - first_off) + (size_t)(n - 1) * (mb->slot_size - sizeof(mbox_slot_hdr));
 }
 
-/* Doorbell: wake the owner if it sleeps. */
+/* Doorbell: wake the owner's sleeping threads, if any. An event count rather than one flag, since
+ * two threads of the owner (application and progress thread) may sleep at once: a flag cleared by
+ * the first to wake would hide the second from every writer. */
 void mbox_ring_doorbell(mbox *mb);
 static inline void mbox_doorbell(mbox *mb)
 {
-    if (__builtin_expect(atomic_load_explicit(&mb->ctl->sleeping, memory_order_relaxed) != 0, 0))
+    if (__builtin_expect(atomic_load_explicit(&mb->ctl->sleepers, memory_order_relaxed) != 0, 0))
         mbox_ring_doorbell(mb);
 }
 /* Owner: sleep until a writer rings or timeout_us passes (bounded: a wake-up can be missed because
