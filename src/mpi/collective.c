@@ -126,6 +126,16 @@ int view_in(const void *buf, int count, MPI_Datatype dt, mcoll **xp, const void 
     return MPI_SUCCESS;
 }
 
+/* The schedule's byte counts and offsets are ints: v to *out, or 0 when it does not fit (the caller
+ * then refuses the call with MPI_ERR_COUNT instead of truncating it). */
+static int int_bytes(MPI_Aint v, int *out)
+{
+    if (v > INT_MAX || v < INT_MIN)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
 /* Dense output of blocks (cnt/disp in elements; cnt == NULL: one block of cnt1 at 0). The
  * schedule sees block i at disp[i] * extent (dense) or (disp[i] - base) * size (packed); byte
  * counts and displacements go to bcnt/bdisp when given. prefill: the buffer is also an input
@@ -141,19 +151,22 @@ int view_out(void *buf, MPI_Datatype dt, int nblk, const int *cnt, const int *di
             base = d;
         if (i == 0 || d + c > top)
             top = d + c;
-        if (bcnt)
-            bcnt[i] = (int)(c * (MPI_Aint)dt->size);
+        if (bcnt && !int_bytes(c * (MPI_Aint)dt->size, &bcnt[i]))
+            return MPI_ERR_COUNT;
     }
+    /* an empty block's displacement is never used: 0 rather than a refusal */
     if (dense || top == base) {
         if (bdisp)
             for (int i = 0; i < nblk; i++)
-                bdisp[i] = (int)((disp ? disp[i] : 0) * dt->extent);
+                if (!int_bytes((cnt && !cnt[i]) || !disp ? 0 : disp[i] * dt->extent, &bdisp[i]))
+                    return MPI_ERR_COUNT;
         *out = BUF_AT(buf, dense ? dt->lb : 0);
         return MPI_SUCCESS;
     }
     if (bdisp)
         for (int i = 0; i < nblk; i++)
-            bdisp[i] = (int)(((disp ? disp[i] : 0) - base) * (MPI_Aint)dt->size);
+            if (!int_bytes((cnt && !cnt[i]) ? 0 : ((disp ? disp[i] : 0) - base) * (MPI_Aint)dt->size, &bdisp[i]))
+                return MPI_ERR_COUNT;
     mcoll *x = mc_get(xp);
     if (x == NULL)
         return MPI_ERR_NO_MEM;
@@ -203,10 +216,12 @@ int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt, const i
             base = disp[i];
         if (i == 0 || disp[i] + cnt[i] > top)
             top = disp[i] + cnt[i];
-        bcnt[i] = (int)((MPI_Aint)cnt[i] * (MPI_Aint)dt->size);
+        if (!int_bytes((MPI_Aint)cnt[i] * (MPI_Aint)dt->size, &bcnt[i]))
+            return MPI_ERR_COUNT;
     }
     for (int i = 0; i < nblk; i++)
-        bdisp[i] = (int)((disp[i] - base) * (MPI_Aint)dt->size);
+        if (!int_bytes(cnt[i] ? (disp[i] - base) * (MPI_Aint)dt->size : 0, &bdisp[i]))
+            return MPI_ERR_COUNT;
     mcoll *x = mc_get(xp);
     if (x == NULL || (x->tmp_in = malloc((size_t)(top - base) * dt->size + 1)) == NULL)
         return MPI_ERR_NO_MEM;
@@ -434,7 +449,9 @@ int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll
         if (mrc == MPI_SUCCESS)
             mrc = mpi_err_of_goal(grc);
         return mpi_error(comm, mrc, fn, "%s",
-                         mrc == MPI_ERR_NO_MEM ? "out of memory" : "collective failed to start");
+                         mrc == MPI_ERR_NO_MEM  ? "out of memory"
+                         : mrc == MPI_ERR_COUNT ? "a block's byte count or displacement exceeds INT_MAX"
+                                                : "collective failed to start");
     }
     /* The schedule may have finished inside the start call (one rank, self copies only). */
     mpi_req_hook(r, comm, x, mc_done);

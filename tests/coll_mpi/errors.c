@@ -44,6 +44,26 @@ int main(int argc, char **argv)
                MPI_ERR_BUFFER, "Reduce MPI_IN_PLACE at a non-root");
     expect(MPI_Bcast(x, 1, MPI_DATATYPE_NULL, 0, c), MPI_ERR_TYPE, "Bcast null type");
     expect(MPI_Ibarrier(c, NULL), MPI_ERR_REQUEST, "Ibarrier NULL request");
+    /* The v-forms' schedules hold byte counts and displacements as ints: a block at 4 GiB, or of
+     * 4 GiB, is refused (the buffers are small: any access would be out of bounds). */
+    MPI_Datatype mib, gib4;
+    OK(MPI_Type_contiguous(1 << 20, MPI_BYTE, &mib));
+    OK(MPI_Type_commit(&mib));
+    OK(MPI_Type_contiguous(4096, mib, &gib4));
+    OK(MPI_Type_commit(&gib4));
+    int zc[64] = {0}, far[64];
+    for (int i = 0; i < np; i++)
+        far[i] = 4096 + i;
+    expect(MPI_Alltoallv(x, cnt, far, mib, y, cnt, dsp, mib, c), MPI_ERR_COUNT,
+           "Alltoallv send displacement of 4 GiB");
+    expect(MPI_Alltoallv(x, cnt, dsp, gib4, y, cnt, dsp, gib4, c), MPI_ERR_COUNT,
+           "Alltoallv blocks of 4 GiB");
+    expect(MPI_Allgatherv(x, 1, mib, y, cnt, far, mib, c), MPI_ERR_COUNT,
+           "Allgatherv receive displacement of 4 GiB");
+    /* empty blocks far away are fine: nothing is moved */
+    OK(MPI_Alltoallv(x, zc, far, mib, y, zc, far, mib, c));
+    OK(MPI_Type_free(&gib4));
+    OK(MPI_Type_free(&mib));
     /* The communicator still works after the failed calls (none of them started a schedule). */
     x[0] = me;
     OK(MPI_Allreduce(x, y, 1, MPI_INT, MPI_SUM, c));
