@@ -258,7 +258,8 @@ int GOAL_FreeSchedule(GOAL_Schedule sched)
 {
     if (!sched)
         return GOAL_ERR_ARG;
-    if (sched->active_runs)
+    /* atomic: a progress thread may be finishing a run of it (goal_exec.c's finish_run) */
+    if (__atomic_load_n(&sched->active_runs, __ATOMIC_ACQUIRE))
         return GOAL_ERR_STATE;
     goal_sched_destroy(sched);
     return GOAL_SUCCESS;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/progress_thread.h"
 #include "goal/goal_exec.h"
 
 /* Completion trampoline. p2p calls our hook from progress, and starting a send from there may
@@ -179,7 +180,8 @@ static void finish_run(struct goal_run *run)
     else
         free(run->scratch);
     run->scratch = NULL;
-    run->s->active_runs--;
+    /* atomic: GOAL_FreeSchedule reads it without the progress thread's lock */
+    __atomic_fetch_sub(&run->s->active_runs, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&run->done, 1, __ATOMIC_RELEASE);
     if (run->on_done)
         run->on_done(run);
@@ -349,7 +351,7 @@ int goal_exec_start_ex(struct goal_sched *s, goal_group *grp, goal_run_done_fn o
     }
     goal_rs_init_in(&run->rs, s, cnt, ready);
     run->seq = grp->next_seq++;
-    s->active_runs++;
+    __atomic_fetch_add(&s->active_runs, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&runs_in_flight, runs_in_flight + 1, __ATOMIC_RELAXED);
     *out = run;
     /* Completions of this run's ops that happen while we start them wait in the queue: the run's
@@ -469,8 +471,10 @@ int GOAL_IsFinalized(void)
     return !G.initialized;
 }
 
+/* The run calls reach p2p: with MPI's progress thread running they take its lock, like MPI calls. */
 GOAL_Handle GOAL_Run(GOAL_Schedule sched)
 {
+    CREDO_PT_ENTER();
     struct goal_run *run = NULL;
     if (!G.initialized || !sched)
         return NULL;
@@ -481,6 +485,7 @@ GOAL_Handle GOAL_Run(GOAL_Schedule sched)
 
 int GOAL_Test(GOAL_Handle handle)
 {
+    CREDO_PT_ENTER();
     if (!handle)
         return GOAL_ERR_STATE;
     if (!__atomic_load_n(&handle->done, __ATOMIC_ACQUIRE)) {
@@ -495,6 +500,7 @@ int GOAL_Test(GOAL_Handle handle)
 
 int GOAL_Wait(GOAL_Handle handle)
 {
+    CREDO_PT_ENTER();
     if (!handle)
         return GOAL_ERR_STATE;
     int err = goal_exec_wait(handle);

@@ -26,29 +26,9 @@
 /* p2p accepts any non-negative int tag. */
 #define CREDO_TAG_UB 0x7fffffff
 
-/* ---- the progress thread's big lock (src/core/progress_thread.c) ----
- * p2p is not thread-safe. With CREDO_PROGRESS_THREAD=1 a background thread drives p2p_progress,
- * so every MPI entry point that can reach p2p holds one recursive lock for its whole body
- * (recursive: bindings call each other, e.g. through PMPI). MPI_ENTER declares a scope guard;
- * with the thread off it costs one predictable branch on a plain global and no atomic op. */
-
-static inline void mpi_leave_(int *locked)
-{
-    if (__builtin_expect(*locked, 0)) {
-        credo_pt_depth--;
-        pthread_mutex_unlock(&credo_pt_lock);
-    }
-}
-static inline int mpi_enter_(void)
-{
-    if (__builtin_expect(credo_pt_active, 0)) {
-        pthread_mutex_lock(&credo_pt_lock);
-        credo_pt_depth++;
-        return 1;
-    }
-    return 0;
-}
-#define MPI_ENTER() int mpi_locked_ __attribute__((cleanup(mpi_leave_), unused)) = mpi_enter_()
+/* ---- the progress thread's big lock (src/core/progress_thread.h) ----
+ * Every MPI entry point that can reach p2p holds it for its whole body. */
+#define MPI_ENTER() CREDO_PT_ENTER()
 
 /* Each file ends with CREDO_PMPI(MPI_X) for the functions it defines: PMPI_X is the same code, so a
  * profiling library can define MPI_X and call PMPI_X. */
