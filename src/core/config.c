@@ -37,7 +37,7 @@ const config_var credo_config_vars[] = {
     {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
      "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
     {"CREDO_PROGRESS_RT", CONFIG_BOOL, "0",
-     "1: the progress thread runs at real-time priority (SCHED_FIFO 1; needs CAP_SYS_NICE or RLIMIT_RTPRIO) "
+     "1: a progress thread (implies CREDO_PROGRESS_THREAD=1) that runs at real-time priority (SCHED_FIFO 1; needs CAP_SYS_NICE or RLIMIT_RTPRIO) "
      "and sleeps on the rank's doorbell when idle, so arriving messages preempt the computation"},
     {"CREDO_COLL_BCAST", CONFIG_STRING, "auto",
      "Bcast algorithm: auto (table in docs/GOAL.md), binomial or scatter_allgather"},
@@ -112,6 +112,12 @@ static const char *var_text(const config_var *v)
     return (e && *e) ? e : v->defval;
 }
 
+static int bool_true(const char *text)
+{
+    return strcmp(text, "1") == 0 || strcmp(text, "yes") == 0 || strcmp(text, "true") == 0 ||
+           strcmp(text, "on") == 0;
+}
+
 int config_load(char *err, size_t errlen)
 {
     credo_config c;
@@ -121,8 +127,7 @@ int config_load(char *err, size_t errlen)
         const char *text = var_text(v);
         size_t num = 0;
         if (v->type == CONFIG_BOOL) {
-            if (strcmp(text, "1") == 0 || strcmp(text, "yes") == 0 || strcmp(text, "true") == 0 ||
-                strcmp(text, "on") == 0)
+            if (bool_true(text))
                 num = 1;
             else if (strcmp(text, "0") == 0 || strcmp(text, "no") == 0 || strcmp(text, "false") == 0 ||
                      strcmp(text, "off") == 0)
@@ -217,6 +222,9 @@ int config_load(char *err, size_t errlen)
             c.progress_rt = (int)num;
         }
     }
+    /* The real-time variant is a kind of progress thread: asking for it asks for the thread. */
+    if (c.progress_rt)
+        c.progress_thread = 1;
     /* auto: the pipelined copy below 4 MiB is faster when both sides call MPI, but it needs the
      * sender's progress engine for every chunk; with a progress thread the application asked for
      * transfers that advance while it computes, and the receiver-only CMA pull overlapped better
@@ -236,7 +244,12 @@ const char *config_value(const char *name, char *buf, size_t len)
 {
     for (const config_var *v = credo_config_vars; v->name; v++)
         if (strcmp(v->name, name) == 0) {
-            snprintf(buf, len, "%s", var_text(v));
+            const char *rt = getenv("CREDO_PROGRESS_RT");
+            /* the value in effect: CREDO_PROGRESS_RT implies the thread (config_load) */
+            if (strcmp(name, "CREDO_PROGRESS_THREAD") == 0 && rt && bool_true(rt))
+                snprintf(buf, len, "1");
+            else
+                snprintf(buf, len, "%s", var_text(v));
             return buf;
         }
     return NULL;
