@@ -1237,8 +1237,9 @@ void p2p_set_defer_pulls(size_t min_bytes)
     P.defer_pull_min = min_bytes;
 }
 
-/* Takes over an unexpected message for receive r. `unheld`: a probed message, whose slots and bytes
- * uexp_unhold already gave back (a constant at both call sites, so receives pay nothing for it). */
+/* Takes over an unexpected message for receive r. `unheld`: a probed message, whose slots
+ * uexp_unhold already gave back (its bytes count until here, as any buffered message's do; a
+ * constant at both call sites, so receives pay nothing for it). */
 static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, int unheld)
 {
     int src = u->src;
@@ -1246,8 +1247,7 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
     case UEXP_EAGER: {
         copy_bytes(r->buf, u->data, clip(r, 0, u->received));
         uint32_t held = unheld ? 0 : u->held;
-        if (!unheld)
-            held_sub(src, held, u->len);
+        held_sub(src, held, u->len);
         if (u->received == u->len) {
             recv_finish(r, src, u->tag, u->len);
         } else { /* the rest still streams in: later chunks go straight to the user buffer */
@@ -1287,8 +1287,7 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
             req_complete(s);
         } else {
             copy_bytes(r->buf, u->data, clip(r, 0, u->len));
-            if (!unheld)
-                held_sub(src, 0, u->len);
+            held_sub(src, 0, u->len);
         }
         recv_finish(r, src, u->tag, u->len);
         free(u);
@@ -1360,11 +1359,12 @@ int p2p_iprobe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st)
  * matched it in the queue would take it. */
 
 /* Gives back what an unexpected message holds: its slots (credits) and its buffered bytes. */
+/* A matched probe takes the message out of matching: its slots go back to the sender now, its
+ * payload stays buffered (and counted in unexpected_bytes) until the Mrecv copies it out. */
 static void uexp_unhold(uexp *u)
 {
     uint32_t held = u->held;
-    size_t bytes = u->kind == UEXP_EAGER || (u->kind == UEXP_SELF && !u->self_send) ? u->len : 0;
-    held_sub(u->src, held, bytes);
+    held_sub(u->src, held, 0);
     u->held = 0;
     u->probed = 1;
     if (held)
