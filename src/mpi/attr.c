@@ -263,8 +263,17 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
         if (rc != MPI_SUCCESS)
             return mpi_error(comm, rc, fn, "delete callback of keyval %d failed (%d)",
                              comm_keyval, rc);
-        a->val = attribute_val;
-        return MPI_SUCCESS;
+        /* The callback may have deleted this very attribute (freeing `a`) or other ones, or
+         * freed the keyval: look again instead of writing through `a`. */
+        for (struct credo_attr *b = comm->attrs; b != NULL; b = b->next)
+            if (b->keyval == comm_keyval) {
+                b->val = attribute_val;
+                return MPI_SUCCESS;
+            }
+        if ((v = kv_user(comm_keyval)) == NULL)
+            return mpi_error(comm, MPI_ERR_KEYVAL, fn, "keyval %d was freed by its delete callback",
+                             comm_keyval);
+        break; /* deleted by its callback: set it anew */
     }
     struct credo_attr *a = malloc(sizeof *a);
     if (a == NULL)

@@ -132,6 +132,34 @@ static void test_callbacks(void) {
 }
 
 /* MPI_Comm_idup copies attributes like MPI_Comm_dup. */
+/* A delete callback that deletes its own attribute while MPI_Comm_set_attr replaces the value
+ * (the nested delete runs the callback once more, which then does nothing). The new value must
+ * end up set, and nothing may touch the freed attribute (ASan build). */
+static int self_deleting_depth, self_deleting_calls;
+static int self_deleting(MPI_Comm comm, int key, void *val, void *extra) {
+    (void)val, (void)extra;
+    self_deleting_calls++;
+    if (self_deleting_depth++ == 0)
+        MPI_OK(MPI_Comm_delete_attr(comm, key));
+    self_deleting_depth--;
+    return MPI_SUCCESS;
+}
+
+static void test_delete_in_set(void) {
+    int k;
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_deleting, &k, NULL));
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_OK(MPI_Comm_set_attr(c, k, (void *)(intptr_t)1));
+    MPI_OK(MPI_Comm_set_attr(c, k, (void *)(intptr_t)2)); /* callback deletes value 1 itself */
+    CHECK(self_deleting_calls == 2, "delete callback ran %d times, expected 2", self_deleting_calls);
+    expect_attr(c, k, 1, 2, "value set while its callback deleted the old one");
+    MPI_OK(MPI_Comm_free(&c)); /* deletes value 2: one more call */
+    CHECK(self_deleting_calls == 3, "delete callback ran %d times at free, expected 3",
+          self_deleting_calls);
+    MPI_OK(MPI_Comm_free_keyval(&k));
+}
+
 static void test_idup(void) {
     cnt = (counts){0, 0, 0, 0};
     int k;
@@ -195,6 +223,7 @@ int main(int argc, char **argv) {
     int rank;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     test_callbacks();
+    test_delete_in_set();
     test_idup();
     test_mpi1_names();
     int k1, k2;
