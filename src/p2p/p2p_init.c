@@ -11,6 +11,7 @@
 #include "boot/boot.h"
 #include "core/config.h"
 #include "core/core.h"
+#include "core/progress_thread.h"
 #include "p2p/p2p_impl.h"
 
 static char seg_name[200];
@@ -167,8 +168,10 @@ fail:
     return -1;
 }
 
+/* The public readers take the progress thread's lock: the thread updates these counters and lists. */
 int credo_fc_stats_get(credo_fc_stats *out)
 {
+    CREDO_PT_ENTER();
     if (!credo_rt.initialized || !P.fc)
         return -1;
     *out = P.st;
@@ -186,6 +189,7 @@ int credo_fc_stats_get(credo_fc_stats *out)
 
 int credo_fc_peer_stats_get(int peer, credo_fc_peer_stats *out)
 {
+    CREDO_PT_ENTER();
     if (!credo_rt.initialized || !P.fc || peer < 0 || peer >= P.size || peer == P.rank)
         return -1;
     fc_peer_view v;
