@@ -10,7 +10,6 @@
 #include <credo/stats.h>
 
 #include "core/config.h"
-#include "core/progress_thread.h"
 
 /* Everything here is off the fast path, so one lock makes the interface safe from any thread. */
 static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,7 +61,6 @@ static credo_fc_stats last_stats;
 
 static void stats_now(credo_fc_stats *s)
 {
-    CREDO_PT_ENTER(); /* the progress thread updates these counters */
     if (credo_fc_stats_get(s) == 0)
         last_stats = *s;
     else
