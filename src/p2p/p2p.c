@@ -1509,7 +1509,7 @@ void p2p_wait_step(p2p_waiter *w)
     /* Nothing for a while: sleep on our doorbell. Short sleeps when we wait for room in someone
      * else's ring (nobody rings us for that) or for a pipelined copy. */
     uint64_t next = P.head;
-    uint32_t timeout_us = (P.nactive || P.copy_head) ? 100 : 1000;
+    uint32_t timeout_us = p2p_sleep_bound_us(1000);
     if (idle_drop)
         idle_drop();
     mbox_sleep(&P.self, next, timeout_us);
@@ -1522,10 +1522,11 @@ uint64_t p2p_next_arrival(void)
     return P.head;
 }
 
-/* Sends waiting for ring room (none scheme) or a pipelined copy: nobody rings us for those. */
-int p2p_waits_on_others(void)
+/* Sends waiting for ring room (none scheme) or a pipelined copy: nobody rings us for those, so
+ * such waits look again after 100 us. */
+uint32_t p2p_sleep_bound_us(uint32_t idle_us)
 {
-    return P.nactive || P.copy_head;
+    return (P.nactive || P.copy_head) ? 100 : idle_us;
 }
 
 void p2p_wake_sleeper(void)

@@ -84,11 +84,13 @@ void p2p_req_free(p2p_req *req);
 
 /* Progress: one pass over the mailbox, delayed sends and rendezvous; returns events handled. */
 int p2p_progress(void);
-/* The mailbox index the next arrival will take (call under the same serialization as p2p_progress),
- * and a sleep on this rank's doorbell until a packet is published from that index on or timeout_us
- * passes; the sleep itself touches no p2p state, so it may run without that serialization. */
+/* The mailbox index the next arrival will take and how long a sleep may last (idle_us, or less
+ * while something waits on other ranks, who will not ring us for it): both under the same
+ * serialization as p2p_progress. Then a sleep on this rank's doorbell until a packet is published
+ * from that index on or timeout_us passes; the sleep touches no p2p state, so it may run without
+ * that serialization. */
 uint64_t p2p_next_arrival(void);
-int p2p_waits_on_others(void);
+uint32_t p2p_sleep_bound_us(uint32_t idle_us);
 void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us);
 /* Called by p2p_wait_step around its yields and sleeps (NULL: none): the layer above serializes p2p
  * with a lock and lets another thread progress meanwhile. */
