@@ -41,7 +41,7 @@ enum { PT_SPIN = 16, PT_SLEEP_BUSY_NS = 20000, PT_SLEEP_IDLE_NS = 75000, PT_SLEE
  * lost to the doorbell's unfenced check, or a wait for room in another rank's ring, which nobody
  * rings us for. Lock taken: as above (a blocking hand-over of the lock at every MPI return was
  * tried: 20-44 % overlap at np 2 instead of 82-88 %, the thread preempting its rank at each call). */
-enum { PT_RT_SPIN_NS = 20000, PT_RT_SLEEP_US = 2000, PT_RT_SLEEP_OTHERS_US = 100 };
+enum { PT_RT_SPIN_NS = 20000, PT_RT_SLEEP_US = 2000 };
 /* Rendezvous pulls of at least this size that a posting call would do are left to the thread. */
 #define PT_RT_DEFER_PULL_MIN ((size_t)65536)
 
@@ -66,19 +66,29 @@ static void pt_idle_take(void)
     credo_pt_depth = d;
 }
 
-static void pt_main_rt(void)
+/* The application is inside MPI (a Wait, most likely) and progresses by itself. Each wake-up of
+ * ours would only preempt it, since the thread shares its rank's CPU: with the 20 us busy period a
+ * 1 MiB Iallreduce + Wait took 590-1180 us instead of 160-220 at np 2. So stay away longer. */
+static void pt_sleep_lock_taken(void)
 {
+    struct timespec ts = {0, PT_SLEEP_LOCKED_NS};
+    nanosleep(&ts, NULL);
+}
+
+static void *pt_thread_rt(void *unused)
+{
+    (void)unused;
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     uint64_t idle_since = 0;
     while (!atomic_load_explicit(&pt_stop, memory_order_relaxed)) {
         if (pthread_mutex_trylock(&credo_pt_lock) != 0) {
-            struct timespec ts = {0, PT_SLEEP_LOCKED_NS};
-            nanosleep(&ts, NULL);
+            pt_sleep_lock_taken();
             idle_since = 0;
             continue;
         }
         int events = p2p_progress();
         uint64_t next = p2p_next_arrival();
-        int others = p2p_waits_on_others();
+        uint32_t bound_us = p2p_sleep_bound_us(PT_RT_SLEEP_US);
         pthread_mutex_unlock(&credo_pt_lock);
         if (events > 0) {
             /* what we did may have completed what the application thread sleeps for */
@@ -91,18 +101,16 @@ static void pt_main_rt(void)
             idle_since = t;
         if (t - idle_since < PT_RT_SPIN_NS)
             continue;
-        p2p_doorbell_sleep(next, others ? PT_RT_SLEEP_OTHERS_US : PT_RT_SLEEP_US);
+        p2p_doorbell_sleep(next, bound_us);
         idle_since = 0;
     }
+    return NULL;
 }
 
-static void *pt_main(void *arg)
+static void *pt_thread_ordinary(void *unused)
 {
+    (void)unused;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    if (arg) {
-        pt_main_rt();
-        return NULL;
-    }
     unsigned idle = 0;
     while (!atomic_load_explicit(&pt_stop, memory_order_relaxed)) {
         int events = 0;
@@ -110,12 +118,7 @@ static void *pt_main(void *arg)
             events = p2p_progress();
             pthread_mutex_unlock(&credo_pt_lock);
         } else {
-            /* The application is inside MPI (a Wait, most likely) and progresses by itself. Each
-             * wake-up of ours would only preempt it, since the thread shares its rank's CPU: with
-             * the 20 us busy period a 1 MiB Iallreduce + Wait took 590-1180 us instead of 160-220
-             * at np 2. So stay away longer. */
-            struct timespec ts = {0, PT_SLEEP_LOCKED_NS};
-            nanosleep(&ts, NULL);
+            pt_sleep_lock_taken();
             idle = 0;
             continue;
         }
@@ -151,7 +154,7 @@ int credo_progress_thread_start(void)
         pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
         pthread_attr_setschedparam(&attr, &sp);
         pt_rt_hooks(1); /* before the thread exists: it reads what these set */
-        rc = pthread_create(&pt_thread, &attr, pt_main, (void *)&pt_stop);
+        rc = pthread_create(&pt_thread, &attr, pt_thread_rt, NULL);
         pthread_attr_destroy(&attr);
         if (rc != 0) {
             pt_rt_hooks(0);
@@ -161,7 +164,7 @@ int credo_progress_thread_start(void)
                                 "normal priority\n");
         }
     }
-    if (rc != 0 && pthread_create(&pt_thread, NULL, pt_main, NULL) != 0)
+    if (rc != 0 && pthread_create(&pt_thread, NULL, pt_thread_ordinary, NULL) != 0)
         return -1;
     credo_pt_active = 1;
     return 0;
