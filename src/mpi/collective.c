@@ -205,7 +205,7 @@ int view_vin(const void *buf, MPI_Datatype dt, int nblk, const int *cnt, const i
                     mcoll **xp, const void **out, int *bcnt, int *bdisp)
 {
     if ((dt->flags & DT_F_DENSE)) {
-        void *o;
+        void *o = NULL;
         int rc = view_out((void *)buf, dt, nblk, cnt, disp, 0, 0, xp, &o, bcnt, bdisp);
         *out = o;
         return rc;
