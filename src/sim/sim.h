@@ -178,12 +178,26 @@ typedef struct sim_stats {
 
 typedef void (*sim_progress_fn)(void *arg, uint64_t done_ops, uint64_t total_ops);
 
+/* A look at one rank's flow-control state during a run (cluster model only): called before the
+ * first event at or after each multiple of sample_ns, and once more when the run ends, with the
+ * simulated time, how many of that rank's operations have finished (to place the sample in its
+ * schedule), the scheme and that rank's state. It may only read the state (peer_view, counters);
+ * sampling adds no event, so it changes no result. */
+struct fc_ops;
+struct fc_state;
+typedef void (*sim_sample_fn)(void *arg, uint64_t t_ns, uint64_t ops_finished, const struct fc_ops *ops,
+                              const struct fc_state *st);
+
 typedef struct sim_config {
     sim_loggops lg;
     sim_cluster cl;
     uint64_t seed;               /* seeds randomness (tie jitter is off by default: results are exact) */
     sim_progress_fn progress;    /* optional, called every ~2^20 events */
     void *progress_arg;
+    sim_sample_fn sample;        /* optional (cluster model): see sim_sample_fn */
+    void *sample_arg;
+    uint32_t sample_rank;        /* whose state */
+    uint64_t sample_ns;          /* period in simulated time (> 0) */
 } sim_config;
 
 /* Runs s to completion. finish (nranks entries, may be NULL) receives each host's finish time:

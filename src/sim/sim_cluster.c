@@ -126,6 +126,18 @@ typedef struct sim_cl {
 static inline uint32_t node_of(const sim_engine *E, uint32_t r) { return E->cl->node[r]; }
 int sim_cl_is_remote(sim_engine *E, uint32_t a, uint32_t b) { return node_of(E, a) != node_of(E, b); }
 
+/* Operations of the sampled rank that finished are counted here, by their done bits, rather than
+ * by a counter in the engine's hot path that every run would pay for. */
+void sim_cl_sample(sim_engine *E, uint64_t t)
+{
+    const sim_config *cfg = E->cfg;
+    const sim_sched *s = E->s;
+    uint64_t fin = 0;
+    for (uint64_t op = s->rank_first[cfg->sample_rank]; op < s->rank_first[cfg->sample_rank + 1]; op++)
+        fin += sim_op_done(s, op) == SIM_OP_FINISHED;
+    cfg->sample(cfg->sample_arg, t, fin, E->cl->ops, E->cl->rk[cfg->sample_rank].fc);
+}
+
 static uint32_t pkt_new(sim_engine *E)
 {
     sim_cl *C = E->cl;

@@ -1202,6 +1202,11 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
     memset(E.uq_head, 0xff, nh * 4 * sizeof(uint32_t));
     if (bk_grow(&E) != 0)
         goto out;
+    if (cfg->sample && (!cfg->cl.enabled || cfg->sample_ns == 0 || cfg->sample_rank >= s->nranks)) {
+        sim_fail(&E, "flow-control sampling needs the cluster model, a period above 0 and a rank below %u (got rank %u)",
+                 s->nranks, cfg->sample_rank);
+        goto out;
+    }
     if (cfg->cl.enabled && sim_cl_init(&E) != 0)
         goto out;
     sim_sched_reset(s);
@@ -1260,7 +1265,7 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
         goto out;
     }
 
-    uint64_t tick = 0;
+    uint64_t tick = 0, next_sample = cfg->sample ? 0 : UINT64_MAX;
     int popped;
     while (!E.failed && (popped = sim_evq_pop(&E.q, &ev)) != 0) {
         if (popped < 0) {
@@ -1268,6 +1273,11 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
             break;
         }
         prefetch_ahead(&E);
+        if (__builtin_expect(ev.time >= next_sample, 0)) {
+            /* the state as it is before this event: one sample however long the quiet gap was */
+            sim_cl_sample(&E, ev.time);
+            next_sample = (ev.time / cfg->sample_ns + 1) * cfg->sample_ns;
+        }
         E.now = ev.time;
         E.st.events++;
         switch (EV_KIND(&ev)) {
@@ -1292,6 +1302,8 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
     }
     if (E.failed)
         goto out;
+    if (cfg->sample)
+        sim_cl_sample(&E, E.now);
     if (E.ops_done != s->nops) {
         report_stuck(&E);
         goto out;

@@ -199,5 +199,6 @@ void sim_cl_send(sim_engine *E, uint32_t host, uint32_t op, uint64_t t);
 void sim_cl_event(sim_engine *E, const sim_event *ev);
 void sim_cl_recv_matched(sim_engine *E, uint32_t host, uint32_t recv_op, uint32_t mi, uint64_t t);
 void sim_cl_stats(sim_engine *E);
+void sim_cl_sample(sim_engine *E, uint64_t t);
 
 #endif

@@ -31,6 +31,10 @@ static void usage(FILE *f)
             "  --rr-packets            interleave messages packet by packet (default: message by\n"
             "                          message, as src/p2p writes them)\n"
             "Output: --csv (host,finish_ns per host)  --seed N  --quiet (no progress bar)\n"
+            "  --sample-fc RANK:NS --sample-out FILE   every NS ns of simulated time, write RANK's\n"
+            "                          flow-control view of every peer to FILE (CSV: t_ns, RANK's\n"
+            "                          finished operations, peer, granted, intended, owed as a\n"
+            "                          receiver, credits as a sender)\n"
             "Patterns: barrier, alltoall:B, pingpong:B, sendrecv:B, exchange:B, bcast:B, reduce:B,\n"
             "  allreduce:B, allgather:B, gather:B, scatter:B, phased:B[:REPS]; add :ITERS to repeat.\n"
             "  coll:NAME[:B[:ALG]]: src/coll's own schedule (barrier, bcast, reduce, allreduce, gather,\n"
@@ -83,6 +87,24 @@ static int parse_topology(const char *s, sim_cluster *c)
     return 0;
 }
 
+/* --sample-fc: one CSV line per peer per sample (src/fc's peer_view of the sampled rank). */
+typedef struct fc_sampler {
+    FILE *f;
+    uint32_t nranks, rank;
+    uint64_t samples;
+} fc_sampler;
+
+static void sample_fc(void *arg, uint64_t t, uint64_t fin, const struct fc_ops *ops, const struct fc_state *st)
+{
+    fc_sampler *sp = arg;
+    fc_peer_view v;
+    for (uint32_t p = 0; p < sp->nranks; p++)
+        if (p != sp->rank && ops->peer_view(st, p, &v) == 0)
+            fprintf(sp->f, "%llu,%llu,%u,%u,%u,%u,%u\n", (unsigned long long)t, (unsigned long long)fin, p,
+                    v.granted, v.intended, v.owed, v.credits);
+    sp->samples++;
+}
+
 static void progress_bar(void *arg, uint64_t done, uint64_t total)
 {
     (void)arg;
@@ -110,7 +132,7 @@ int main(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     sim_loggops_default(&cfg.lg);
     sim_cluster_default(&cfg.cl);
-    const char *goal = NULL, *pattern = NULL;
+    const char *goal = NULL, *pattern = NULL, *sample_spec = NULL, *sample_out = NULL;
     uint64_t ranks = 0, v;
     int csv = 0, quiet = 0;
     for (int i = 2; i < argc; i++) {
@@ -199,6 +221,12 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--rr-packets") == 0) {
             cfg.cl.rr_packets = 1;
             cfg.cl.enabled = 1;
+        } else if (strcmp(a, "--sample-fc") == 0) {
+            NEEDVAL();
+            sample_spec = val;
+        } else if (strcmp(a, "--sample-out") == 0) {
+            NEEDVAL();
+            sample_out = val;
         } else if (strcmp(a, "--csv") == 0) {
             csv = 1;
         } else if (strcmp(a, "--quiet") == 0) {
@@ -244,6 +272,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "credosim: --pattern needs --ranks N\n");
         return 2;
     }
+    fc_sampler sampler = {0};
+    if (!!sample_spec != !!sample_out) {
+        fprintf(stderr, "credosim: --sample-fc RANK:NS and --sample-out FILE go together\n");
+        return 2;
+    }
+    if (sample_spec) {
+        unsigned long long sr, sns;
+        char extra;
+        if (sscanf(sample_spec, "%llu:%llu%c", &sr, &sns, &extra) != 2 || sns == 0) {
+            fprintf(stderr, "credosim: --sample-fc %s: expected RANK:NS with NS > 0 (e.g. 0:1000000)\n", sample_spec);
+            return 2;
+        }
+        if (!cfg.cl.enabled) {
+            fprintf(stderr, "credosim: --sample-fc samples the cluster model's flow control: give --fc (and --ppn)\n");
+            return 2;
+        }
+        if (export || memory) {
+            fprintf(stderr, "credosim: --sample-fc applies to run only\n");
+            return 2;
+        }
+        cfg.sample_rank = (uint32_t)(sr > UINT32_MAX ? UINT32_MAX : sr);
+        cfg.sample_ns = sns;
+    }
     char err[512];
     sim_sched *s = NULL;
     int rc = goal ? sim_sched_from_goal_file(goal, &s, err, sizeof err)
@@ -257,6 +308,24 @@ int main(int argc, char **argv)
         sim_sched_free(s);
         return rc ? 1 : 0;
     }
+    if (sample_spec) {
+        if (cfg.sample_rank >= s->nranks) {
+            fprintf(stderr, "credosim: --sample-fc: rank %u is not below %u ranks\n", cfg.sample_rank, s->nranks);
+            sim_sched_free(s);
+            return 2;
+        }
+        sampler.f = fopen(sample_out, "w");
+        if (!sampler.f) {
+            fprintf(stderr, "credosim: --sample-out %s: %s\n", sample_out, strerror(errno));
+            sim_sched_free(s);
+            return 1;
+        }
+        fprintf(sampler.f, "t_ns,ops_finished,peer,granted,intended,owed,credits\n");
+        sampler.nranks = s->nranks;
+        sampler.rank = cfg.sample_rank;
+        cfg.sample = sample_fc;
+        cfg.sample_arg = &sampler;
+    }
     if (!quiet && !csv && isatty(2))
         cfg.progress = progress_bar;
     uint64_t *finish = malloc((size_t)s->nranks * sizeof *finish);
@@ -268,6 +337,11 @@ int main(int argc, char **argv)
     rc = sim_run(s, &cfg, finish, &st, err, sizeof err);
     if (cfg.progress)
         fprintf(stderr, "\r%60s\r", "");
+    if (sampler.f && fclose(sampler.f) != 0 && rc == 0) {
+        fprintf(stderr, "credosim: --sample-out %s: %s\n", sample_out, strerror(errno));
+        rc = -1;
+        snprintf(err, sizeof err, "samples not written completely");
+    }
     if (rc != 0) {
         fprintf(stderr, "credosim: %s\n", err);
         free(finish);
@@ -302,6 +376,9 @@ int main(int argc, char **argv)
                    (unsigned long long)st.eager_msgs, (unsigned long long)st.delayed_pkts,
                    (unsigned long long)st.shm_msgs, (unsigned long long)st.rndv_msgs,
                    (unsigned long long)st.max_mailbox, (unsigned long long)st.mailbox_overflows);
+        if (sampler.f)
+            printf("sampled: rank %u's flow-control view every %llu ns, %llu samples, in %s\n", sampler.rank,
+                   (unsigned long long)cfg.sample_ns, (unsigned long long)sampler.samples, sample_out);
         if (cfg.cl.hold_unexpected)
             printf("held: %llu packets held until matched, %llu of them released by idle-time spills\n",
                    (unsigned long long)st.held_packets, (unsigned long long)st.spilled_packets);
