@@ -41,6 +41,7 @@ expect_err() { # expect_err REGEX ARGS...: credosim must fail with a message mat
 expect_err "go together" $args --fc dynamic --sample-fc 0:1000
 expect_err "expected RANK:NS" $args --fc dynamic --sample-fc 0 --sample-out "$tmp/x.csv"
 expect_err "expected RANK:NS" $args --fc dynamic --sample-fc 0:0 --sample-out "$tmp/x.csv"
+expect_err "expected RANK:NS" $args --fc dynamic --sample-fc 0:-5 --sample-out "$tmp/x.csv"
 expect_err "rank 64 is not below 64 ranks" $args --fc dynamic --sample-fc 64:1000 --sample-out "$tmp/x.csv"
 expect_err "give --fc" run --quiet --pattern barrier --ranks 8 --sample-fc 0:1000 --sample-out "$tmp/x.csv"
 expect_err "sample-out /nonexistent" $args --fc dynamic --sample-fc 0:1000 --sample-out /nonexistent/dir/x.csv

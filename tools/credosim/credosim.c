@@ -280,7 +280,7 @@ int main(int argc, char **argv)
     if (sample_spec) {
         unsigned long long sr, sns;
         char extra;
-        if (sscanf(sample_spec, "%llu:%llu%c", &sr, &sns, &extra) != 2 || sns == 0) {
+        if (strchr(sample_spec, '-') || sscanf(sample_spec, "%llu:%llu%c", &sr, &sns, &extra) != 2 || sns == 0) {
             fprintf(stderr, "credosim: --sample-fc %s: expected RANK:NS with NS > 0 (e.g. 0:1000000)\n", sample_spec);
             return 2;
         }
