@@ -38,6 +38,7 @@ typedef struct mcoll {
     void *tmp_in;          /* packed send data */
     mc_unpack out;
     MPI_Datatype op_dt;    /* datatype a reduction callback reads (retained), or NULL */
+    MPI_Op op;             /* user op a reduction callback calls (retained), or NULL */
 } mcoll;
 
 static void mc_free(mcoll *x)
@@ -56,6 +57,8 @@ static void mc_free(mcoll *x)
         dt_release(x->out.dt);
     if (x->op_dt)
         dt_release(x->op_dt);
+    if (x->op)
+        op_release(x->op);
     free(x);
 }
 
@@ -64,6 +67,28 @@ static mcoll *mc_get(mcoll **xp)
     if (*xp == NULL)
         *xp = calloc(1, sizeof **xp);
     return *xp;
+}
+
+/* A non-blocking reduction's callbacks use its datatype and op after the call has returned, and the
+ * program may free either meanwhile: freeing only marks them for deallocation (MPI 3.1 2.5.1,
+ * 5.9.5), so the run holds a reference to each derived type and user op until it completes. */
+static int mc_hold_reduction(mcoll **xp, int nonblocking, MPI_Datatype dt, MPI_Op op)
+{
+    int hold_dt = !(dt->flags & DT_F_PREDEF), hold_op = !op->predefined;
+    if (!nonblocking || (!hold_dt && !hold_op))
+        return MPI_SUCCESS;
+    mcoll *x = mc_get(xp);
+    if (x == NULL)
+        return MPI_ERR_NO_MEM;
+    if (hold_dt) {
+        x->op_dt = dt;
+        dt_retain(dt);
+    }
+    if (hold_op) {
+        x->op = op;
+        op_retain(op);
+    }
+    return MPI_SUCCESS;
 }
 
 /* GOAL error codes to the p2p codes request.c maps to MPI classes. */
@@ -547,13 +572,9 @@ static int do_reduce(const char *fn, const void *sb, void *rb, int count, MPI_Da
     int grc = 0, mrc = view_in(sb, count, dt, &x, &s);
     if (mrc == MPI_SUCCESS && at_root)
         mrc = view_out(rb, dt, 1, NULL, NULL, count, sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
-    if (mrc == MPI_SUCCESS && req && !(dt->flags & DT_F_PREDEF) && mc_get(&x) == NULL)
-        mrc = MPI_ERR_NO_MEM;
+    if (mrc == MPI_SUCCESS)
+        mrc = mc_hold_reduction(&x, req != NULL, dt, op);
     if (mrc == MPI_SUCCESS) {
-        if (x && req && !(dt->flags & DT_F_PREDEF)) {
-            x->op_dt = dt;
-            dt_retain(dt);
-        }
         coll_op cop = mc_op(op, dt);
         grc = coll_ireduce(s, d, (size_t)count, dt->size, &cop, root, &comm->coll, &r);
     }
@@ -585,13 +606,9 @@ static int do_allred(const char *fn, int kind, const void *sb, void *rb, int cou
                        sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
     if (mrc == MPI_SUCCESS && x && sb == MPI_IN_PLACE && kind == RK_RSB)
         x->out.cnt1 = count; /* only the first count elements are results */
-    if (mrc == MPI_SUCCESS && req && !(dt->flags & DT_F_PREDEF) && mc_get(&x) == NULL)
-        mrc = MPI_ERR_NO_MEM;
+    if (mrc == MPI_SUCCESS)
+        mrc = mc_hold_reduction(&x, req != NULL, dt, op);
     if (mrc == MPI_SUCCESS) {
-        if (x && req && !(dt->flags & DT_F_PREDEF)) {
-            x->op_dt = dt;
-            dt_retain(dt);
-        }
         coll_op cop = mc_op(op, dt);
         size_t n = (size_t)count, es = dt->size;
         if (kind == RK_ALLREDUCE && !req) { /* coll_allreduce may skip the schedule (coll.c) */
@@ -641,13 +658,9 @@ static int do_reduce_scatter(const char *fn, const void *sb, void *rb, const int
                        sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
     if (mrc == MPI_SUCCESS && x && sb == MPI_IN_PLACE)
         x->out.cnt1 = mine;
-    if (mrc == MPI_SUCCESS && req && !(dt->flags & DT_F_PREDEF) && mc_get(&x) == NULL)
-        mrc = MPI_ERR_NO_MEM;
+    if (mrc == MPI_SUCCESS)
+        mrc = mc_hold_reduction(&x, req != NULL, dt, op);
     if (mrc == MPI_SUCCESS) {
-        if (x && req && !(dt->flags & DT_F_PREDEF)) {
-            x->op_dt = dt;
-            dt_retain(dt);
-        }
         coll_op cop = mc_op(op, dt);
         grc = coll_ireduce_scatter(s, d, rcounts, dt->size, &cop, &comm->coll, &r);
     }
@@ -695,6 +708,8 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
+    /* MPI_IN_PLACE: the send count and type are ignored (MPI_DATATYPE_NULL is fine), never read */
+    size_t sbytes = sb == MPI_IN_PLACE ? 0 : (size_t)scount * st->size;
     if (at_root) {
         CK(check_counts(fn, p, rcounts, displs, comm));
         CK(check_type(fn, 0, rt, comm));
@@ -702,7 +717,7 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
             for (int i = 0; i < p; i++)
                 if (rcounts[i] > 0)
                     return mpi_error(comm, MPI_ERR_BUFFER, fn, "receive buffer is NULL");
-        CK(check_alias(fn, sb, rb, (size_t)scount * st->size, comm));
+        CK(check_alias(fn, sb, rb, sbytes, comm));
     }
     int *b = at_root ? malloc(2 * (size_t)p * sizeof(int)) : NULL;
     if (at_root && b == NULL)
@@ -715,8 +730,7 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
     if (mrc == MPI_SUCCESS && at_root)
         mrc = view_out(rb, rt, p, rcounts, displs, 0, sb == MPI_IN_PLACE, &x, &d, b, b + p);
     if (mrc == MPI_SUCCESS)
-        grc = coll_igatherv(s, (size_t)scount * st->size, d, b, b ? b + p : NULL, 1, root,
-                            &comm->coll, &r);
+        grc = coll_igatherv(s, sbytes, d, b, b ? b + p : NULL, 1, root, &comm->coll, &r);
     free(b);
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }
@@ -759,13 +773,15 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
     int at_root = comm->rank == root, p = comm->size;
     if (rb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
+    if (rb != MPI_IN_PLACE)
+        CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+    /* MPI_IN_PLACE: the receive count and type are ignored (MPI_DATATYPE_NULL is fine) */
+    size_t rbytes = rb == MPI_IN_PLACE ? 0 : (size_t)rcount * rt->size;
     if (at_root) {
         CK(check_counts(fn, p, scounts, displs, comm));
         CK(check_type(fn, 0, st, comm));
-        CK(check_alias(fn, rb, sb, (size_t)rcount * rt->size, comm));
+        CK(check_alias(fn, rb, sb, rbytes, comm));
     }
-    if (rb != MPI_IN_PLACE)
-        CK(mpi_check_buf(comm, fn, rb, rcount, rt));
     int *b = at_root ? malloc(2 * (size_t)p * sizeof(int)) : NULL;
     if (at_root && b == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -779,8 +795,7 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
     if (mrc == MPI_SUCCESS && rb != MPI_IN_PLACE)
         mrc = view_out(rb, rt, 1, NULL, NULL, rcount, 0, &x, &d, NULL, NULL);
     if (mrc == MPI_SUCCESS)
-        grc = coll_iscatterv(s, b, b ? b + p : NULL, d, (size_t)rcount * rt->size, 1, root,
-                             &comm->coll, &r);
+        grc = coll_iscatterv(s, b, b ? b + p : NULL, d, rbytes, 1, root, &comm->coll, &r);
     free(b);
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }
@@ -815,9 +830,11 @@ static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatyp
     CK(check_start(fn, comm, ROOT_NONE, req));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
+    /* MPI_IN_PLACE: the send count and type are ignored (MPI_DATATYPE_NULL is fine), never read */
+    size_t sbytes = sb == MPI_IN_PLACE ? 0 : (size_t)scount * st->size;
     CK(check_counts(fn, p, rcounts, displs, comm));
     CK(check_type(fn, 0, rt, comm));
-    CK(check_alias(fn, sb, rb, (size_t)scount * st->size, comm));
+    CK(check_alias(fn, sb, rb, sbytes, comm));
     int *b = malloc(2 * (size_t)p * sizeof(int));
     if (b == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -829,7 +846,7 @@ static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatyp
     if (mrc == MPI_SUCCESS)
         mrc = view_out(rb, rt, p, rcounts, displs, 0, sb == MPI_IN_PLACE, &x, &d, b, b + p);
     if (mrc == MPI_SUCCESS)
-        grc = coll_iallgatherv(s, (size_t)scount * st->size, d, b, b + p, 1, &comm->coll, &r);
+        grc = coll_iallgatherv(s, sbytes, d, b, b + p, 1, &comm->coll, &r);
     free(b);
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }

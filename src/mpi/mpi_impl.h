@@ -128,7 +128,11 @@ struct credo_op {
     int commute;
     int predefined;
     MPI_User_function *fn;
+    int refcount;          /* user ops: the handle (until MPI_Op_free) + pending reductions */
 };
+/* A pending reduction keeps a user op alive past MPI_Op_free; no-ops for predefined ops. */
+void op_retain(MPI_Op op);
+void op_release(MPI_Op op);
 
 /* ---- requests: an MPI_Request is a p2p_req; the MPI bits live in its upper fields ----
  * upper          MPI_Comm (maps the status' job-rank source back to a comm rank)

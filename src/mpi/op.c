@@ -173,7 +173,7 @@ static const unsigned char kernel_elem_size[B_COUNT_OF] = {
     [B_BYTE] = 1,
 };
 
-#define PREDEF_OP(var, id) struct credo_op credo_op_##var = {OP_MAGIC, id, 1, 1, NULL}
+#define PREDEF_OP(var, id) struct credo_op credo_op_##var = {OP_MAGIC, id, 1, 1, NULL, 0}
 PREDEF_OP(max, OP_MAX);
 PREDEF_OP(min, OP_MIN);
 PREDEF_OP(sum, OP_SUM);
@@ -270,8 +270,23 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     o->id = OP_USER;
     o->commute = commute != 0;
     o->fn = user_fn;
+    o->refcount = 1;
     *op = o;
     return MPI_SUCCESS;
+}
+
+void op_retain(MPI_Op op)
+{
+    if (!op->predefined)
+        op->refcount++;
+}
+
+void op_release(MPI_Op op)
+{
+    if (!op->predefined && --op->refcount == 0) {
+        op->magic = DEAD_MAGIC;
+        free(op);
+    }
 }
 
 int MPI_Op_free(MPI_Op *op)
@@ -284,8 +299,8 @@ int MPI_Op_free(MPI_Op *op)
     if ((*op)->predefined)
         return mpi_error(NULL, MPI_ERR_OP, "MPI_Op_free", "cannot free predefined %s",
                          op_name(*op));
-    (*op)->magic = DEAD_MAGIC;
-    free(*op);
+    /* only marks it: a pending non-blocking reduction still holds it (mc_hold_reduction) */
+    op_release(*op);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
