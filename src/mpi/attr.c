@@ -122,9 +122,11 @@ int mpi_attr_copy_all(MPI_Comm comm, MPI_Comm dup)
 }
 
 /* Unlinks the attribute before its callback runs, so the callback may itself set or delete
- * attributes of comm. 0 or the callback's error (the attribute is gone either way: a failing
- * delete callback makes the calling program erroneous, and keeping it would call it again). */
-static int attr_drop(MPI_Comm comm, struct credo_attr **link)
+ * attributes of comm. 0 or the callback's error. When the callback fails, keep_on_error puts the
+ * attribute back (at the head of the list, unless the callback set the key anew), so a failed
+ * MPI_Comm_delete_attr has no effect, as a failed MPI_Comm_set_attr keeps the old value; freeing
+ * the communicator drops it either way, since keeping it would only call the callback again. */
+static int attr_drop(MPI_Comm comm, struct credo_attr **link, int keep_on_error)
 {
     struct credo_attr *a = *link;
     *link = a->next;
@@ -132,6 +134,12 @@ static int attr_drop(MPI_Comm comm, struct credo_attr **link)
     int rc = MPI_SUCCESS;
     if (v->del != NULL)
         rc = v->del(comm, a->keyval, a->val, v->extra);
+    void *now;
+    if (rc != MPI_SUCCESS && keep_on_error && !mpi_attr_lookup(comm, a->keyval, &now)) {
+        a->next = comm->attrs;
+        comm->attrs = a;
+        return rc;
+    }
     kv_unref(a->keyval);
     free(a);
     return rc;
@@ -142,7 +150,7 @@ int mpi_attr_delete_all(MPI_Comm comm)
 {
     int rc = MPI_SUCCESS;
     while (comm->attrs != NULL) {
-        int r = attr_drop(comm, &comm->attrs);
+        int r = attr_drop(comm, &comm->attrs, 0);
         if (rc == MPI_SUCCESS)
             rc = r;
     }
@@ -293,7 +301,9 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     READY_CHECK(fn);
     if (!comm_ok(comm))
         return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if (kv_user(comm_keyval) == NULL)
+    /* A freed keyval whose attributes are still cached is valid here: deleting them is how the
+     * program releases those references (MPI 3.1 6.7.2, MPI_COMM_FREE_KEYVAL). */
+    if (kv_get(comm_keyval) == NULL)
         return mpi_error(comm, MPI_ERR_KEYVAL, fn, "%s keyval %d",
                          is_predefined_key(comm_keyval) ? "cannot delete predefined"
                                                         : "invalid or freed",
@@ -301,7 +311,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     for (struct credo_attr **link = &comm->attrs; *link != NULL; link = &(*link)->next) {
         if ((*link)->keyval != comm_keyval)
             continue;
-        int rc = attr_drop(comm, link);
+        int rc = attr_drop(comm, link, 1);
         if (rc != MPI_SUCCESS)
             return mpi_error(comm, rc, fn, "delete callback of keyval %d failed (%d)",
                              comm_keyval, rc);

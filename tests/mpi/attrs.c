@@ -160,6 +160,64 @@ static void test_delete_in_set(void) {
     MPI_OK(MPI_Comm_free_keyval(&k));
 }
 
+/* MPI 3.1 6.7.2: freeing a keyval that attributes still use is legal, and deleting those attributes
+ * (through a saved copy of the number) is how the program releases them. Found by MPICH's
+ * attr/fkeyvalcomm. */
+static void test_delete_after_keyval_free(void) {
+    cnt = (counts){0, 0, 0, 0};
+    int k, saved;
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_OK(MPI_Comm_create_keyval(count_copy, count_delete, &k, &cnt));
+    saved = k;
+    MPI_OK(MPI_Comm_set_attr(c, k, (void *)(intptr_t)70));
+    MPI_OK(MPI_Comm_free_keyval(&k));
+    CHECK(k == MPI_KEYVAL_INVALID, "MPI_Comm_free_keyval left %d", k);
+    MPI_OK(MPI_Comm_delete_attr(c, saved));
+    expect_counts(0, 1, "delete_attr with a freed but referenced keyval");
+    CHECK(cnt.last_deleted == 70, "deleted value %ld", (long)cnt.last_deleted);
+    /* now the keyval is gone for good */
+    MPI_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    int rc = MPI_Comm_delete_attr(c, saved), cls = -1;
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_KEYVAL, "delete_attr with a released keyval gave class %d", cls);
+    MPI_OK(MPI_Comm_free(&c));
+}
+
+/* A delete callback that fails makes MPI_Comm_delete_attr fail without effect, as MPI_Comm_set_attr
+ * keeps the old value then: the attribute stays, and the next dup still copies it (MPICH's
+ * attr/attrerr). */
+static int fail_deletes;
+static int failing_delete(MPI_Comm comm, int key, void *val, void *extra) {
+    (void)comm, (void)key, (void)val, (void)extra;
+    return fail_deletes ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static void test_failed_delete_keeps_attr(void) {
+    int k;
+    MPI_Comm c, d;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, failing_delete, &k, NULL));
+    MPI_OK(MPI_Comm_set_attr(c, k, (void *)(intptr_t)5));
+    fail_deletes = 1;
+    int rc = MPI_Comm_delete_attr(c, k), cls = -1;
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_OTHER, "delete_attr with a failing callback gave class %d", cls);
+    expect_attr(c, k, 1, 5, "attribute after a failed delete");
+    rc = MPI_Comm_set_attr(c, k, (void *)(intptr_t)6);
+    CHECK(rc != MPI_SUCCESS, "set_attr over a value whose delete callback fails succeeded");
+    expect_attr(c, k, 1, 5, "attribute after a failed set");
+    fail_deletes = 0;
+    MPI_OK(MPI_Comm_dup(c, &d));
+    expect_attr(d, k, 1, 5, "copied by dup after the failed delete");
+    MPI_OK(MPI_Comm_free(&d));
+    MPI_OK(MPI_Comm_delete_attr(c, k));
+    expect_attr(c, k, 0, 0, "attribute after a successful delete");
+    MPI_OK(MPI_Comm_free_keyval(&k));
+    MPI_OK(MPI_Comm_free(&c));
+}
+
 static void test_idup(void) {
     cnt = (counts){0, 0, 0, 0};
     int k;
@@ -224,6 +282,8 @@ int main(int argc, char **argv) {
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     test_callbacks();
     test_delete_in_set();
+    test_delete_after_keyval_free();
+    test_failed_delete_keeps_attr();
     test_idup();
     test_mpi1_names();
     int k1, k2;
