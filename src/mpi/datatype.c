@@ -932,6 +932,35 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
+/* Basic elements wholly inside the first `bytes` packed bytes (bytes < dt->size) of one dt, or -1
+ * if the type map cannot be walked. Types whose elements all have one size divide; others are
+ * walked through their constructor arguments in type-map order: a struct's blocks one after the
+ * other, any other constructor's copies of its single old type; a predefined pair (MPI_DOUBLE_INT
+ * ...) is its value, then an int. */
+static long long elems_in_prefix(MPI_Datatype dt, long long bytes)
+{
+    if (dt->elem_size != 0)
+        return bytes / (long long)dt->elem_size;
+    const dt_contents *c = dt->contents;
+    if (c == NULL)
+        return (dt->flags & DT_F_PREDEF) ? bytes >= (long long)(dt->size - sizeof(int)) : -1;
+    int pieces = c->combiner == MPI_COMBINER_STRUCT ? c->ints[0] : 1;
+    long long n = 0;
+    for (int i = 0; i < pieces; i++) {
+        MPI_Datatype t = c->types[i];
+        long long k = c->combiner == MPI_COMBINER_STRUCT ? c->ints[1 + i]
+                      : t->size ? (long long)(dt->size / t->size) : 0;
+        long long piece = k * (long long)t->size;
+        if (bytes < piece) {
+            long long rest = elems_in_prefix(t, bytes % (long long)t->size);
+            return rest < 0 ? -1 : n + bytes / (long long)t->size * (long long)t->elems + rest;
+        }
+        n += k * (long long)t->elems;
+        bytes -= piece;
+    }
+    return n;
+}
+
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     MPI_ENTER();
@@ -947,10 +976,16 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
     long long rest = bytes % (long long)datatype->size;
     long long n = full * (long long)datatype->elems;
     if (rest != 0) {
-        if (datatype->elem_size != 0 && rest % (long long)datatype->elem_size == 0)
-            n += rest / (long long)datatype->elem_size;
-        else
+        /* a partial item: count its basic elements that arrived whole (MPI 3.1 4.1.11); bytes that
+         * end inside a basic element mean the sender's type did not match */
+        long long part = elems_in_prefix(datatype, rest);
+        long long whole_bytes = -1;
+        if (part >= 0 && datatype->elem_size != 0)
+            whole_bytes = part * (long long)datatype->elem_size;
+        if (part < 0 || (whole_bytes >= 0 && whole_bytes != rest))
             n = MPI_UNDEFINED;
+        else
+            n += part;
     }
     *count = n;
     return MPI_SUCCESS;

@@ -1065,6 +1065,54 @@ static void test_errors(void) {
     tu_note("argument errors");
 }
 
+/* MPI 3.1 4.1.11: after a receive that filled only part of an item, MPI_Get_elements counts the
+ * basic elements that arrived, also when the type mixes element sizes (MPICH's
+ * datatype/getpartelm found MPI_UNDEFINED here). Rank 0 sends `bytes` raw bytes to rank 1. */
+static void expect_partial_elements(MPI_Datatype t, int count, int bytes, int want, const char *what) {
+    char buf[4096] = {0};
+    int elems = -2, peer = rank == 0 ? 1 : 0;
+    if (rank == 0) {
+        MPI_OK(MPI_Send(buf, bytes, MPI_BYTE, peer, 71, W));
+    } else if (rank == 1) {
+        MPI_Status st;
+        MPI_OK(MPI_Recv(buf, count, t, peer, 71, W, &st));
+        MPI_OK(MPI_Get_elements(&st, t, &elems));
+        CHECK(elems == want, "%s: Get_elements %d after %d bytes, expected %d", what, elems, bytes, want);
+        MPI_Count x = -2;
+        MPI_OK(MPI_Get_elements_x(&st, t, &x));
+        CHECK(x == want, "%s: Get_elements_x %lld, expected %d", what, (long long)x, want);
+    }
+}
+
+static void test_partial_elements(void) {
+    if (rank > 1)
+        return;
+    int bl[3] = {1, 256, 2};
+    MPI_Aint off[3] = {0, sizeof(int), 300};
+    MPI_Datatype ty[3] = {MPI_INT, MPI_CHAR, MPI_DOUBLE}, st, vec, mixed;
+    MPI_OK(MPI_Type_create_struct(2, bl, off, ty, &st));
+    MPI_OK(MPI_Type_commit(&st));
+    expect_partial_elements(st, 1, (int)sizeof(int) + 16, 17, "struct {int, char[256]}, int + 16 chars");
+    expect_partial_elements(st, 1, 2, 0, "struct {int, char[256]}, half an int");
+    expect_partial_elements(st, 2, (int)sizeof(int) + 256 + (int)sizeof(int) + 3, 257 + 4,
+                            "2 x struct {int, char[256]}, one item + int + 3 chars");
+    /* nested: a vector of 2 such structs inside a struct after a double */
+    MPI_OK(MPI_Type_vector(2, 1, 1, st, &vec));
+    MPI_Datatype ty2[2] = {MPI_DOUBLE, vec};
+    int bl2[2] = {1, 1};
+    MPI_Aint off2[2] = {0, 8};
+    MPI_OK(MPI_Type_create_struct(2, bl2, off2, ty2, &mixed));
+    MPI_OK(MPI_Type_commit(&mixed));
+    expect_partial_elements(mixed, 1, 8 + 260 + 4 + 10, 1 + 257 + 1 + 10, "struct {double, vector of 2 structs}");
+    /* a predefined pair with members of two sizes: the value, not yet its int */
+    expect_partial_elements(MPI_DOUBLE_INT, 2, 12 + 8, 3, "2 x MPI_DOUBLE_INT, one pair + a double");
+    /* one element size: a partial element is still MPI_UNDEFINED */
+    expect_partial_elements(MPI_INT, 4, 6, MPI_UNDEFINED, "MPI_INT, 6 bytes");
+    MPI_OK(MPI_Type_free(&mixed));
+    MPI_OK(MPI_Type_free(&vec));
+    MPI_OK(MPI_Type_free(&st));
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     W = MPI_COMM_WORLD;
@@ -1077,6 +1125,7 @@ int main(int argc, char **argv) {
     test_bottom();
     test_contents();
     test_names_match();
+    test_partial_elements();
     test_errors();
     MPI_OK(MPI_Barrier(W));
     tu_note("dtypes: all checks passed on %d ranks", size);
