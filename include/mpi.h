@@ -96,7 +96,9 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
     credo_dt_uint16_t, credo_dt_uint32_t, credo_dt_uint64_t, credo_dt_c_float_complex,
     credo_dt_c_double_complex, credo_dt_c_long_double_complex, credo_dt_float_int,
     credo_dt_double_int, credo_dt_long_int, credo_dt_2int, credo_dt_short_int,
-    credo_dt_long_double_int, credo_dt_aint, credo_dt_offset, credo_dt_count, credo_dt_packed;
+    credo_dt_long_double_int, credo_dt_aint, credo_dt_offset, credo_dt_count, credo_dt_packed,
+    credo_dt_cxx_bool, credo_dt_cxx_float_complex, credo_dt_cxx_double_complex,
+    credo_dt_cxx_long_double_complex;
 #define MPI_CHAR (&credo_dt_char)
 #define MPI_SIGNED_CHAR (&credo_dt_signed_char)
 #define MPI_UNSIGNED_CHAR (&credo_dt_unsigned_char)
@@ -137,6 +139,12 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
 #define MPI_OFFSET (&credo_dt_offset)
 #define MPI_COUNT (&credo_dt_count)
 #define MPI_PACKED (&credo_dt_packed)
+/* The C++ types, usable from C too (MPI 3.1 3.2.2): bool and std::complex<T> have the layout of
+ * _Bool and _Complex T with the compilers credo supports. */
+#define MPI_CXX_BOOL (&credo_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX (&credo_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX (&credo_dt_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&credo_dt_cxx_long_double_complex)
 
 /* ---- constants ---------------------------------------------------------------------------- */
 
@@ -460,6 +468,9 @@ int MPI_Request_free(MPI_Request *request);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Cancel(MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request array_of_requests[]);
 
@@ -796,6 +807,9 @@ int PMPI_Request_free(MPI_Request *request);
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int PMPI_Cancel(MPI_Request *request);
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int PMPI_Start(MPI_Request *request);
 int PMPI_Startall(int count, MPI_Request array_of_requests[]);
 int PMPI_Type_size(MPI_Datatype datatype, int *size);

@@ -52,6 +52,10 @@ DT_BASIC(aint, MPI_Aint, B_AINT, "MPI_AINT");
 DT_BASIC(offset, MPI_Offset, B_OFFSET, "MPI_OFFSET");
 DT_BASIC(count, MPI_Count, B_COUNT, "MPI_COUNT");
 DT_BASIC(packed, unsigned char, B_PACKED, "MPI_PACKED");
+DT_BASIC(cxx_bool, _Bool, B_BOOL, "MPI_CXX_BOOL");
+DT_BASIC(cxx_float_complex, _Complex float, B_CFLOAT, "MPI_CXX_FLOAT_COMPLEX");
+DT_BASIC(cxx_double_complex, _Complex double, B_CDOUBLE, "MPI_CXX_DOUBLE_COMPLEX");
+DT_BASIC(cxx_long_double_complex, _Complex long double, B_CLDOUBLE, "MPI_CXX_LONG_DOUBLE_COMPLEX");
 
 /* (value, int) pairs for MAXLOC/MINLOC: the layout of the C struct, so padding is a hole and the
  * type is only dense when there is none. */
@@ -991,6 +995,49 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
     return MPI_SUCCESS;
 }
 
+/* MPI 3.1 12.3 (usable without generalized requests): makes MPI_Get_elements(status, datatype)
+ * answer count, and MPI_Get_count answer what count elements of datatype are. The status stores
+ * bytes: whole items, then the bytes of the first count % elems basic elements of one more item
+ * (the smallest prefix that holds them). */
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Status_set_elements";
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "status is NULL");
+    if (!dt_live(datatype))
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (count < 0)
+        return mpi_error(NULL, MPI_ERR_COUNT, fn, "count %lld is negative", (long long)count);
+    if (datatype->size == 0 || datatype->elems == 0) {
+        if (count != 0)
+            return mpi_error(NULL, MPI_ERR_COUNT, fn, "a datatype of size 0 holds no elements");
+        status->credo_count_bytes = 0;
+        return MPI_SUCCESS;
+    }
+    long long items = count / (long long)datatype->elems, part = count % (long long)datatype->elems;
+    if (items > LLONG_MAX / (long long)datatype->size)
+        return mpi_error(NULL, MPI_ERR_COUNT, fn, "count %lld is too large", (long long)count);
+    long long lo = 0, hi = (long long)datatype->size; /* smallest prefix holding `part` elements */
+    while (part && lo < hi) {
+        long long mid = lo + (hi - lo) / 2;
+        long long e = elems_in_prefix(datatype, mid);
+        if (e < 0)
+            return mpi_error(NULL, MPI_ERR_TYPE, fn, "cannot walk the type map of this datatype");
+        if (e >= part)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    status->credo_count_bytes = items * (long long)datatype->size + (part ? lo : 0);
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return PMPI_Status_set_elements_x(status, datatype, count);
+}
+
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     MPI_ENTER();
@@ -1104,6 +1151,8 @@ CREDO_PMPI(MPI_Get_address)
 CREDO_PMPI(MPI_Get_count)
 CREDO_PMPI(MPI_Get_elements_x)
 CREDO_PMPI(MPI_Get_elements)
+CREDO_PMPI(MPI_Status_set_elements_x)
+CREDO_PMPI(MPI_Status_set_elements)
 CREDO_PMPI(MPI_Pack_size)
 CREDO_PMPI(MPI_Pack)
 CREDO_PMPI(MPI_Unpack)

@@ -166,7 +166,7 @@ int MPI_T_finalize(void)
     T_RETURN(MPI_SUCCESS);
 }
 
-/* ---- enumerations and categories: credo defines none ---- */
+/* ---- enumerations: credo defines none ---- */
 
 int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
@@ -180,12 +180,25 @@ int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, 
     T_RETURN(MPI_T_ERR_INVALID_HANDLE);
 }
 
+/* Two categories: every control variable (the CREDO_* settings) and every performance variable
+ * (the flow-control and transport counters). Neither has subcategories; the set never changes. */
+enum { CAT_CONFIG, CAT_COUNTERS, NCATS };
+static const char *const cat_name[NCATS] = {"credo_settings", "credo_counters"};
+static const char *const cat_desc[NCATS] = {
+    "credo's CREDO_* settings, read once at MPI_Init (docs/CONFIG.md)",
+    "credo's flow-control and transport counters of this process (docs/FLOW_CONTROL.md)"};
+
+static int cat_members(int cat)
+{
+    return cat == CAT_CONFIG ? nvars_cfg() : NPVARS;
+}
+
 int MPI_T_category_get_num(int *num_cat)
 {
     T_ENTER();
     if (num_cat == NULL)
         T_RETURN(MPI_T_ERR_INVALID);
-    *num_cat = 0;
+    *num_cat = NCATS;
     T_RETURN(MPI_SUCCESS);
 }
 
@@ -193,7 +206,71 @@ int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc
                             int *num_pvars, int *num_categories)
 {
     T_ENTER();
-    T_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (cat_index < 0 || cat_index >= NCATS)
+        T_RETURN(MPI_T_ERR_INVALID_INDEX);
+    copy_str(cat_name[cat_index], name, name_len);
+    copy_str(cat_desc[cat_index], desc, desc_len);
+    if (num_cvars)
+        *num_cvars = cat_index == CAT_CONFIG ? cat_members(CAT_CONFIG) : 0;
+    if (num_pvars)
+        *num_pvars = cat_index == CAT_COUNTERS ? cat_members(CAT_COUNTERS) : 0;
+    if (num_categories)
+        *num_categories = 0;
+    T_RETURN(MPI_SUCCESS);
+}
+
+int MPI_T_category_get_index(const char *name, int *cat_index)
+{
+    T_ENTER();
+    if (name == NULL || cat_index == NULL)
+        T_RETURN(MPI_T_ERR_INVALID);
+    for (int c = 0; c < NCATS; c++)
+        if (strcmp(cat_name[c], name) == 0) {
+            *cat_index = c;
+            T_RETURN(MPI_SUCCESS);
+        }
+    T_RETURN(MPI_T_ERR_INVALID_NAME);
+}
+
+/* The first len members of category cat that are variables of category `want` (its indices are
+ * simply 0..n-1 of that kind). */
+static int cat_list(int cat, int want, int len, int indices[])
+{
+    if (cat < 0 || cat >= NCATS)
+        return MPI_T_ERR_INVALID_INDEX;
+    if (len < 0 || (len > 0 && indices == NULL))
+        return MPI_T_ERR_INVALID;
+    int n = cat == want ? cat_members(cat) : 0;
+    for (int i = 0; i < len && i < n; i++)
+        indices[i] = i;
+    return MPI_SUCCESS;
+}
+
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
+{
+    T_ENTER();
+    T_RETURN(cat_list(cat_index, CAT_CONFIG, len, indices));
+}
+
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
+{
+    T_ENTER();
+    T_RETURN(cat_list(cat_index, CAT_COUNTERS, len, indices));
+}
+
+int MPI_T_category_get_categories(int cat_index, int len, int indices[])
+{
+    T_ENTER();
+    T_RETURN(cat_list(cat_index, NCATS, len, indices)); /* no subcategories */
+}
+
+int MPI_T_category_changed(int *stamp)
+{
+    T_ENTER();
+    if (stamp == NULL)
+        T_RETURN(MPI_T_ERR_INVALID);
+    *stamp = 0; /* the categories are fixed at build time */
+    T_RETURN(MPI_SUCCESS);
 }
 
 /* ---- control variables ---- */

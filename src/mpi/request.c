@@ -458,6 +458,15 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag)
     return MPI_SUCCESS;
 }
 
+int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
+    status->credo_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+
+CREDO_PMPI(MPI_Status_set_cancelled)
 CREDO_PMPI(MPI_Wait)
 CREDO_PMPI(MPI_Test)
 CREDO_PMPI(MPI_Waitall)

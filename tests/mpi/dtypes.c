@@ -1113,6 +1113,79 @@ static void test_partial_elements(void) {
     MPI_OK(MPI_Type_free(&st));
 }
 
+/* MPI 3.1 12.3: MPI_Status_set_elements(_x) makes Get_elements answer the count it was given and
+ * Get_count what that many elements are; MPI_Status_set_cancelled sets what Test_cancelled says. */
+static void test_status_setters(void) {
+    MPI_Status st;
+    int n = -1;
+    MPI_Count x = -1;
+    MPI_OK(MPI_Status_set_elements(&st, MPI_INT, 7));
+    MPI_OK(MPI_Get_elements(&st, MPI_INT, &n));
+    CHECK(n == 7, "Get_elements after set_elements(7 MPI_INT): %d", n);
+    n = -1;
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &n));
+    CHECK(n == 7, "Get_count after set_elements(7 MPI_INT): %d", n);
+    MPI_Datatype three;
+    MPI_OK(MPI_Type_contiguous(3, MPI_SHORT, &three));
+    MPI_OK(MPI_Type_commit(&three));
+    MPI_OK(MPI_Status_set_elements_x(&st, three, 7)); /* 2 items + 1 short */
+    MPI_OK(MPI_Get_elements_x(&st, three, &x));
+    MPI_OK(MPI_Get_count(&st, three, &n));
+    CHECK(x == 7 && n == MPI_UNDEFINED, "3 x short: elements %lld, count %d", (long long)x, n);
+    int bl[2] = {1, 3};
+    MPI_Aint off[2] = {0, 8};
+    MPI_Datatype ty[2] = {MPI_DOUBLE, MPI_CHAR}, mixed;
+    MPI_OK(MPI_Type_create_struct(2, bl, off, ty, &mixed));
+    MPI_OK(MPI_Type_commit(&mixed));
+    for (int k = 0; k <= 9; k++) {
+        MPI_OK(MPI_Status_set_elements(&st, mixed, k));
+        MPI_OK(MPI_Get_elements(&st, mixed, &n));
+        CHECK(n == k, "struct {double, char[3]}: set %d elements, Get_elements %d", k, n);
+    }
+    MPI_OK(MPI_Status_set_elements(&st, mixed, 8));
+    MPI_OK(MPI_Get_count(&st, mixed, &n));
+    CHECK(n == 2, "struct {double, char[3]}: 8 elements are %d items", n);
+    int flag = -1;
+    MPI_OK(MPI_Status_set_cancelled(&st, 1));
+    MPI_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag == 1, "Test_cancelled after set_cancelled(1): %d", flag);
+    MPI_OK(MPI_Status_set_cancelled(&st, 0));
+    MPI_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag == 0, "Test_cancelled after set_cancelled(0): %d", flag);
+    MPI_OK(MPI_Comm_set_errhandler(W, MPI_ERRORS_RETURN));
+    int rc = MPI_Status_set_elements(&st, MPI_INT, -1), cls = -1;
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_COUNT, "set_elements(-1) gave class %d", cls);
+    MPI_OK(MPI_Comm_set_errhandler(W, MPI_ERRORS_ARE_FATAL));
+    MPI_OK(MPI_Type_free(&mixed));
+    MPI_OK(MPI_Type_free(&three));
+}
+
+/* The C++ types are usable from C (MPI 3.1 3.2.2): named, and reducible as their C twins. */
+static void test_cxx_types(void) {
+    struct {
+        MPI_Datatype t;
+        const char *name;
+        size_t size;
+    } cx[] = {{MPI_CXX_BOOL, "MPI_CXX_BOOL", sizeof(_Bool)},
+              {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", sizeof(_Complex float)},
+              {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", sizeof(_Complex double)},
+              {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", sizeof(_Complex long double)}};
+    for (size_t i = 0; i < sizeof cx / sizeof cx[0]; i++) {
+        char name[MPI_MAX_OBJECT_NAME];
+        int len, sz;
+        MPI_OK(MPI_Type_get_name(cx[i].t, name, &len));
+        MPI_OK(MPI_Type_size(cx[i].t, &sz));
+        CHECK(strcmp(name, cx[i].name) == 0 && (size_t)sz == cx[i].size, "%s: name %s size %d", cx[i].name, name, sz);
+    }
+    double in[2] = {rank, 1.0}, out[2] = {0, 0}; /* (real, imaginary): the layout of _Complex double */
+    MPI_OK(MPI_Allreduce(in, out, 1, MPI_CXX_DOUBLE_COMPLEX, MPI_SUM, W));
+    CHECK(out[0] == size * (size - 1) / 2.0 && out[1] == size, "complex sum %g%+gi", out[0], out[1]);
+    _Bool b = rank == 0, any = 0;
+    MPI_OK(MPI_Allreduce(&b, &any, 1, MPI_CXX_BOOL, MPI_LOR, W));
+    CHECK(any, "MPI_LOR over MPI_CXX_BOOL");
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     W = MPI_COMM_WORLD;
@@ -1126,6 +1199,8 @@ int main(int argc, char **argv) {
     test_contents();
     test_names_match();
     test_partial_elements();
+    test_status_setters();
+    test_cxx_types();
     test_errors();
     MPI_OK(MPI_Barrier(W));
     tu_note("dtypes: all checks passed on %d ranks", size);

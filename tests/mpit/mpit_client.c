@@ -107,9 +107,38 @@ static void list_variables(void)
     CHECK(MPI_T_pvar_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
               MPI_T_ERR_INVALID_INDEX,
           "pvar index %d accepted", n);
-    int ncat;
+    /* categories, as a tool walks them: every variable belongs to one, each member index valid */
+    int ncat, ncv, in_cv = 0, in_pv = 0;
     T_OK(MPI_T_category_get_num(&ncat));
-    CHECK(ncat >= 0, "negative category count");
+    T_OK(MPI_T_cvar_get_num(&ncv));
+    CHECK(ncat >= 1, "no categories");
+    for (int c = 0; c < ncat; c++) {
+        char name[128], desc[512];
+        int nl = sizeof name, dl = sizeof desc, nc = -1, np = -1, nsub = -1, idx = -1, stamp = -1;
+        T_OK(MPI_T_category_get_info(c, name, &nl, desc, &dl, &nc, &np, &nsub));
+        CHECK(nc >= 0 && np >= 0 && nsub >= 0, "category %s: negative member counts", name);
+        T_OK(MPI_T_category_get_index(name, &idx));
+        CHECK(idx == c, "category %s: get_index gave %d, expected %d", name, idx, c);
+        int *cv = calloc((size_t)nc + 1, sizeof *cv), *pv = calloc((size_t)np + 1, sizeof *pv);
+        T_OK(MPI_T_category_get_cvars(c, nc, cv));
+        T_OK(MPI_T_category_get_pvars(c, np, pv));
+        for (int k = 0; k < nc; k++)
+            CHECK(cv[k] >= 0 && cv[k] < ncv, "category %s: cvar index %d", name, cv[k]);
+        for (int k = 0; k < np; k++)
+            CHECK(pv[k] >= 0 && pv[k] < n, "category %s: pvar index %d", name, pv[k]);
+        T_OK(MPI_T_category_get_categories(c, 0, NULL));
+        T_OK(MPI_T_category_changed(&stamp));
+        in_cv += nc;
+        in_pv += np;
+        printf("  category %-20s %d cvars, %d pvars: %s\n", name, nc, np, desc);
+        free(cv);
+        free(pv);
+    }
+    CHECK(in_cv == ncv && in_pv == n, "categories hold %d of %d cvars and %d of %d pvars", in_cv, ncv, in_pv, n);
+    int idx;
+    CHECK(MPI_T_category_get_index("no such category", &idx) == MPI_T_ERR_INVALID_NAME,
+          "an unknown category name was found");
+    CHECK(MPI_T_category_get_cvars(ncat, 0, NULL) == MPI_T_ERR_INVALID_INDEX, "category index %d accepted", ncat);
 }
 
 static void check_cvars(void)
