@@ -126,6 +126,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     COMM_CHECK(fn, comm);
     if (newcomm == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    *newcomm = MPI_COMM_NULL; /* what the program sees if anything below fails (a copy callback) */
     int *all = malloc((size_t)comm->size * sizeof(int));
     if (all == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");

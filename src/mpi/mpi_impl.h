@@ -128,7 +128,6 @@ struct credo_op {
     int commute;
     int predefined;
     MPI_User_function *fn;
-    int refcount;          /* user ops: the handle (until MPI_Op_free) + pending reductions */
 };
 /* A pending reduction keeps a user op alive past MPI_Op_free; no-ops for predefined ops. */
 void op_retain(MPI_Op op);

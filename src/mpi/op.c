@@ -173,7 +173,7 @@ static const unsigned char kernel_elem_size[B_COUNT_OF] = {
     [B_BYTE] = 1,
 };
 
-#define PREDEF_OP(var, id) struct credo_op credo_op_##var = {OP_MAGIC, id, 1, 1, NULL, 0}
+#define PREDEF_OP(var, id) struct credo_op credo_op_##var = {OP_MAGIC, id, 1, 1, NULL}
 PREDEF_OP(max, OP_MAX);
 PREDEF_OP(min, OP_MIN);
 PREDEF_OP(sum, OP_SUM);
@@ -255,6 +255,13 @@ void op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt
     }
 }
 
+/* A user op with its reference count, kept out of struct credo_op so that the predefined ops,
+ * which programs link against (MPI_SUM is &credo_op_sum), keep their size. */
+typedef struct user_op {
+    struct credo_op op; /* first: an MPI_Op of a user op points here */
+    int refcount;       /* the handle (until MPI_Op_free) + pending non-blocking reductions */
+} user_op;
+
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     MPI_ENTER();
@@ -263,14 +270,15 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     if (user_fn == NULL || op == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Op_create", "%s is NULL",
                          user_fn == NULL ? "function" : "op");
-    struct credo_op *o = calloc(1, sizeof *o);
-    if (o == NULL)
+    user_op *u = calloc(1, sizeof *u);
+    if (u == NULL)
         return mpi_error(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "out of memory");
+    struct credo_op *o = &u->op;
     o->magic = OP_MAGIC;
     o->id = OP_USER;
     o->commute = commute != 0;
     o->fn = user_fn;
-    o->refcount = 1;
+    u->refcount = 1;
     *op = o;
     return MPI_SUCCESS;
 }
@@ -278,12 +286,12 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 void op_retain(MPI_Op op)
 {
     if (!op->predefined)
-        op->refcount++;
+        ((user_op *)op)->refcount++;
 }
 
 void op_release(MPI_Op op)
 {
-    if (!op->predefined && --op->refcount == 0) {
+    if (!op->predefined && --((user_op *)op)->refcount == 0) {
         op->magic = DEAD_MAGIC;
         free(op);
     }

@@ -277,9 +277,10 @@ void mpi_persist_free(p2p_req *r)
 void mpi_persist_cancel(p2p_req *r)
 {
     mpi_persist *p = PERSIST_OF(r);
-    /* A cancelled receive completes through op_done like any other end of the operation. Sends
-     * are not cancellable in credo (see MPI_Cancel); an inactive request has nothing to cancel. */
-    if (p->op != NULL && p->kind == PK_RECV)
+    /* A cancelled operation completes through op_done like any other end of it (see MPI_Cancel
+     * for which sends can be cancelled; a buffered send's data is in the attached buffer already,
+     * so it completes normally); an inactive request has nothing to cancel. */
+    if (p->op != NULL && !p->op->done && p->kind != PK_BSEND)
         p2p_cancel(p->op);
 }
 

@@ -443,10 +443,13 @@ int MPI_Cancel(MPI_Request *request)
         mpi_persist_cancel(r);
         return MPI_SUCCESS;
     }
-    /* Sends are not cancellable in credo: the request completes normally and Test_cancelled
-     * reports false. Completed requests are left alone. */
+    /* A receive not yet matched is cancelled at once; a send while nothing of it reached the
+     * receiver, possibly after an exchange with it (p2p_cancel). Otherwise the operation
+     * completes normally and Test_cancelled reports false. Completed requests are left alone. */
     if (!r->done && r->kind == P2P_REQ_RECV && p2p_cancel(r) == 1)
         mpi_req_packed_hook(r);
+    else if (!r->done && r->kind == P2P_REQ_SEND)
+        p2p_cancel(r);
     return MPI_SUCCESS;
 }
 

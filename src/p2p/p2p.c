@@ -50,6 +50,7 @@ static inline void req_reset(preq *r, uint8_t kind)
     r->user_freed = 0;
     r->started = 0;
     r->prepushed = 0;
+    r->cancel_sent = 0;
     r->delay_t0 = 0;
     r->pregranted = 0;
 }
@@ -954,6 +955,42 @@ static void on_rts(int src, uint64_t idx)
     uexp_append(u);
 }
 
+/* MPI_Cancel of a rendezvous send arrives here at the receiver. The request-to-send came before it
+ * through the same ring, so it is either matched already (its pull or FIN is under way: answer no)
+ * or still unexpected: then it is dropped, its held slot goes back, and the answer tells the sender
+ * which of its prepush units are free again. A probed message belongs to the program: no. */
+static void on_cancel_request(int src, uint64_t sreq)
+{
+    uexp *prev = NULL, *u = P.uq[src].head;
+    while (u && !(u->kind == UEXP_RTS && u->sreq == sreq)) {
+        prev = u;
+        u = u->next;
+    }
+    if (!u) {
+        queue_ctrl(src, MBOX_PKT_CANCEL_ACK, sreq, 0, 0, 0);
+        return;
+    }
+    uexp_list *l = &P.uq[src];
+    if (prev)
+        prev->next = u->next;
+    else
+        l->head = u->next;
+    if (l->tail == u)
+        l->tail = prev;
+    uint64_t first = 0, units = 0;
+    if (u->raddr & MBOX_RTS_PREPUSHED) {
+        size_t unit = mbox_prepush_unit(P.peer[src].ctl);
+        first = (u->raddr & ~MBOX_RTS_PREPUSHED) + 1;
+        units = unit ? (u->len + unit - 1) / unit : 0;
+    }
+    if (u->held) {
+        held_sub(src, u->held, 0);
+        fc_release(src, u->held);
+    }
+    free(u);
+    queue_ctrl(src, MBOX_PKT_CANCEL_ACK, sreq, 1, first, units);
+}
+
 static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
 {
     uint64_t w[4];
@@ -1005,6 +1042,23 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         fc_release(src, 1);
         copy_ack(w[0], (size_t)w[1]);
         break;
+    case MBOX_PKT_CANCEL: /* a = the sender's request */
+        fc_release(src, 1);
+        on_cancel_request(src, w[0]);
+        break;
+    case MBOX_PKT_CANCEL_ACK: { /* a = our send request, b = 1 if dropped, c = first prepush unit + 1, d = units */
+        preq *s = (preq *)(uintptr_t)w[0];
+        fc_release(src, 1);
+        s->cancel_sent = 0;
+        if (w[1]) {
+            if (w[2])
+                P.prepush_free |= prepush_units(w[2] - 1, w[3]);
+            s->pub.status.cancelled = 1;
+            s->pub.status.bytes = 0;
+            req_complete(s);
+        } /* else it was matched already: its FIN completes it */
+        break;
+    }
     default:
         credo_abort(1, "protocol error: unknown packet kind %u from rank %d", kind, src);
     }
@@ -1398,10 +1452,80 @@ int p2p_imrecv(p2p_msg *msg, void *buf, size_t bytes, p2p_req **out)
     return 0;
 }
 
+/* Ends send s as cancelled: nothing of it reached the receiver. */
+static void send_cancelled(preq *s)
+{
+    s->pub.status.cancelled = 1;
+    s->pub.status.bytes = 0;
+    req_complete(s);
+}
+
+/* A send can be cancelled while nothing of it is written (queued behind flow control), while it
+ * waits as a large or synchronous send to ourselves, and while its request-to-send waits unmatched
+ * at the receiver (a CANCEL packet asks; the answer or the FIN completes the request). A message
+ * written eagerly, or one whose pull has started, completes normally (MPI lets cancel fail). */
+static int send_cancel(preq *s)
+{
+    switch (s->state) {
+    case PREQ_SEND_QUEUED: {
+        if (s->started || s->pregranted)
+            return 0;
+        dest_queue *q = &P.dq[s->peer];
+        preq *prev = NULL, *it = q->head;
+        while (it && it != s) {
+            prev = it;
+            it = it->next;
+        }
+        if (!it)
+            return 0;
+        if (prev)
+            prev->next = s->next;
+        else
+            q->head = s->next;
+        if (q->tail == s)
+            q->tail = prev;
+        send_cancelled(s);
+        return 1;
+    }
+    case PREQ_SEND_SELF: {
+        uexp_list *l = &P.uq[P.rank];
+        uexp *prev = NULL, *u = l->head;
+        while (u && u->self_send != s) {
+            prev = u;
+            u = u->next;
+        }
+        if (!u)
+            return 0;
+        if (prev)
+            prev->next = u->next;
+        else
+            l->head = u->next;
+        if (l->tail == u)
+            l->tail = prev;
+        free(u);
+        send_cancelled(s);
+        return 1;
+    }
+    case PREQ_SEND_WAIT_FIN:
+        if (!s->cancel_sent) {
+            s->cancel_sent = 1;
+            if (queue_ctrl(s->peer, MBOX_PKT_CANCEL, (uint64_t)(uintptr_t)s, 0, 0, 0) != 0) {
+                s->cancel_sent = 0;
+                return 0;
+            }
+        }
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int p2p_cancel(p2p_req *req)
 {
     stage_settle();
     preq *r = (preq *)req;
+    if (r->pub.kind == P2P_REQ_SEND)
+        return r->pub.done ? 0 : send_cancel(r);
     if (r->pub.kind != P2P_REQ_RECV || r->state != PREQ_RECV_POSTED)
         return 0;
     posted_remove(r);

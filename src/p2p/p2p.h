@@ -70,7 +70,10 @@ int p2p_improbe(int src, int tag, uint32_t ctx, int *flag, p2p_status *st, p2p_m
  * (truncation included). Consumes msg unless it fails (P2P_ERR_NOMEM: msg is still the caller's). */
 int p2p_imrecv(p2p_msg *msg, void *buf, size_t bytes, p2p_req **out);
 /* Cancels a pending receive: returns 1 if it was cancelled (status.cancelled set, req done),
- * 0 if it had already matched (it will complete normally). Sends cannot be cancelled: returns 0. */
+ * 0 if it had already matched (it will complete normally). A send is cancelled at once while
+ * nothing of it is written (1); a rendezvous send whose request-to-send is out gets a cancel
+ * request to the receiver (1: it completes, cancelled or not, when the answer or the FIN comes);
+ * any other send completes normally (0). */
 int p2p_cancel(p2p_req *req);
 
 /* A request completed by an upper layer (non-blocking collectives, generalized requests). */

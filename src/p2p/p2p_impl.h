@@ -40,6 +40,7 @@ typedef struct preq {
     uint8_t user_freed;
     uint8_t started; /* send: first chunk written */
     uint8_t prepushed; /* send: rendezvous whose data went into prepush units with the RTS */
+    uint8_t cancel_sent; /* send: a CANCEL for its request-to-send is out, its answer not back */
     uint32_t pregranted; /* send: credits already taken for its next chunk (send batching) */
     uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
 } preq;

@@ -34,6 +34,8 @@ enum mbox_pkt_kind {
     MBOX_PKT_FC_CREDIT = 8,  /* flow control: explicit credit return (consumes no credit) */
     MBOX_PKT_FC_REQUEST = 9, /* flow control: compulsory return request (dynamic) */
     MBOX_PKT_FC_RESPONSE = 10, /* flow control: compulsory return response (dynamic) */
+    MBOX_PKT_CANCEL = 11,      /* sender cancels a rendezvous send whose request-to-send is out */
+    MBOX_PKT_CANCEL_ACK = 12,  /* receiver's answer: dropped unmatched (cancelled), or matched */
 };
 
 /* Message header in the first slot of EAGER and RTS chunks (16 bytes, as in the thesis' MPI header). */

@@ -118,9 +118,10 @@ static void test_callbacks(void) {
     MPI_OK(MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_set_attr(a, k, (void *)(intptr_t)500));
     cnt.fail_copy = 1;
-    b = MPI_COMM_NULL;
+    b = MPI_COMM_WORLD; /* a failed dup must leave MPI_COMM_NULL (MPICH's attr/attrerr) */
     rc = MPI_Comm_dup(a, &b);
     CHECK(rc != MPI_SUCCESS, "dup succeeded although a copy callback failed");
+    CHECK(b == MPI_COMM_NULL, "a failed dup left a communicator handle");
     cnt.fail_copy = 0;
     expect_counts(2, 4, "failed dup");
     MPI_OK(MPI_Comm_free(&a));
