@@ -86,9 +86,15 @@ static void req_release(preq *r)
     P.free_reqs = r;
 }
 
-/* Completion: status is final, run the upper layer's hook, then publish done. */
+/* Completion: status is final, run the upper layer's hook, then publish done. A send whose cancel
+ * request is out is held back: the receiver's answer names it, so it must not be freed or reused
+ * before that answer arrives, which then completes it (MBOX_PKT_CANCEL_ACK). */
 static void req_complete(preq *r)
 {
+    if (__builtin_expect(r->cancel_sent == 1, 0)) {
+        r->cancel_sent = 2;
+        return;
+    }
     r->state = PREQ_DONE;
     if (r->pub.on_complete)
         r->pub.on_complete(&r->pub);
@@ -643,6 +649,18 @@ static preq *posted_match(int src, int tag, uint32_t ctx)
     return NULL;
 }
 
+/* Unlinks node from a singly linked list that keeps head and tail, given its predecessor (NULL when
+ * node is the head): the unexpected queues and the send queues. */
+#define SLIST_UNLINK(list, prev, node)                                                             \
+    do {                                                                                           \
+        if (prev)                                                                                  \
+            (prev)->next = (node)->next;                                                           \
+        else                                                                                       \
+            (list)->head = (node)->next;                                                           \
+        if ((list)->tail == (node))                                                                \
+            (list)->tail = (prev);                                                                 \
+    } while (0)
+
 /* Finds (and with take=1 unlinks) the oldest unexpected message matching the envelope. */
 static uexp *uexp_find(int src, int tag, uint32_t ctx, int take)
 {
@@ -659,15 +677,8 @@ static uexp *uexp_find(int src, int tag, uint32_t ctx, int take)
                 break; /* first match of this source is its oldest */
             }
     }
-    if (best && take) {
-        uexp_list *l = &P.uq[best->src];
-        if (best_prev)
-            best_prev->next = best->next;
-        else
-            l->head = best->next;
-        if (l->tail == best)
-            l->tail = best_prev;
-    }
+    if (best && take)
+        SLIST_UNLINK(&P.uq[best->src], best_prev, best);
     return best;
 }
 
@@ -970,13 +981,7 @@ static void on_cancel_request(int src, uint64_t sreq)
         queue_ctrl(src, MBOX_PKT_CANCEL_ACK, sreq, 0, 0, 0);
         return;
     }
-    uexp_list *l = &P.uq[src];
-    if (prev)
-        prev->next = u->next;
-    else
-        l->head = u->next;
-    if (l->tail == u)
-        l->tail = prev;
+    SLIST_UNLINK(&P.uq[src], prev, u);
     uint64_t first = 0, units = 0;
     if (u->raddr & MBOX_RTS_PREPUSHED) {
         size_t unit = mbox_prepush_unit(P.peer[src].ctl);
@@ -1049,6 +1054,9 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     case MBOX_PKT_CANCEL_ACK: { /* a = our send request, b = 1 if dropped, c = first prepush unit + 1, d = units */
         preq *s = (preq *)(uintptr_t)w[0];
         fc_release(src, 1);
+        if (s->pub.kind != P2P_REQ_SEND || !s->cancel_sent || s->state == PREQ_DONE || s->state == PREQ_FREE)
+            credo_abort(1, "protocol error: cancel answer from rank %d for a request that asked none", src);
+        int finished = s->cancel_sent == 2; /* its FIN (or pipelined copy) came first */
         s->cancel_sent = 0;
         if (w[1]) {
             if (w[2])
@@ -1056,7 +1064,9 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
             s->pub.status.cancelled = 1;
             s->pub.status.bytes = 0;
             req_complete(s);
-        } /* else it was matched already: its FIN completes it */
+        } else if (finished) {
+            req_complete(s); /* status set by the path that finished it */
+        } /* else it was matched: its FIN or copy completes it */
         break;
     }
     default:
@@ -1478,12 +1488,7 @@ static int send_cancel(preq *s)
         }
         if (!it)
             return 0;
-        if (prev)
-            prev->next = s->next;
-        else
-            q->head = s->next;
-        if (q->tail == s)
-            q->tail = prev;
+        SLIST_UNLINK(q, prev, s);
         send_cancelled(s);
         return 1;
     }
@@ -1496,12 +1501,7 @@ static int send_cancel(preq *s)
         }
         if (!u)
             return 0;
-        if (prev)
-            prev->next = u->next;
-        else
-            l->head = u->next;
-        if (l->tail == u)
-            l->tail = prev;
+        SLIST_UNLINK(l, prev, u);
         free(u);
         send_cancelled(s);
         return 1;
