@@ -220,7 +220,8 @@ enum {
     MPI_IO = 3,
     MPI_WTIME_IS_GLOBAL = 4,
     MPI_APPNUM = 5,
-    MPI_UNIVERSE_SIZE = 6
+    MPI_UNIVERSE_SIZE = 6,
+    MPI_LASTUSEDCODE = 7
 };
 
 /* Split types of MPI_Comm_split_type. */
@@ -318,6 +319,9 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
 int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
 
 /* ---- communicators and groups ----------------------------------------------------------------- */
 
@@ -726,6 +730,9 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 int PMPI_Error_class(int errorcode, int *errorclass);
+int PMPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_string(int errorcode, const char *string);
 int PMPI_Comm_size(MPI_Comm comm, int *size);
 int PMPI_Comm_rank(MPI_Comm comm, int *rank);
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);

@@ -53,7 +53,7 @@ static void kv_unref(int k)
 
 static int is_predefined_key(int k)
 {
-    return k >= MPI_TAG_UB && k <= MPI_UNIVERSE_SIZE;
+    return k >= MPI_TAG_UB && k <= MPI_LASTUSEDCODE;
 }
 
 /* ---- the predefined callbacks ---- */

@@ -322,7 +322,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     static const char fn[] = "MPI_Comm_get_attr";
     /* The standard hands out pointers to attribute values; these live as long as the library. */
     static int tag_ub = CREDO_TAG_UB, wtime_global = 0, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE,
-               appnum = 0, universe;
+               appnum = 0, universe, lastused;
     COMM_CHECK(fn, comm);
     if (attribute_val == NULL || flag == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "NULL argument");
@@ -336,6 +336,10 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     case MPI_UNIVERSE_SIZE:
         universe = credo_mpi.job_size;
         val = &universe;
+        break;
+    case MPI_LASTUSEDCODE: /* the largest error class or code, MPI_Add_error_class/_code move it */
+        lastused = mpi_error_last_used();
+        val = &lastused;
         break;
     default:
         /* User keyvals (attr.c): the value itself, not a pointer to it. */

@@ -73,12 +73,103 @@ static const char *const err_strings[] = {
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
 };
 
+/* Classes and codes the program added (MPI_Add_error_class/_code): numbers MPI_ERR_LASTCODE + 1
+ * on, in the order they were added; each knows its class (itself for a class) and its string.
+ * They stay after MPI_Finalize, so a program can still print an error it got. */
+typedef struct user_err {
+    int errclass;
+    char *text; /* NULL until MPI_Add_error_string: the empty string */
+} user_err;
+
+static user_err *user_errs;
+static int n_user_errs, cap_user_errs;
+
+int mpi_error_last_used(void)
+{
+    return MPI_ERR_LASTCODE + n_user_errs;
+}
+
+static user_err *user_err_of(int code)
+{
+    return code > MPI_ERR_LASTCODE && code <= MPI_ERR_LASTCODE + n_user_errs
+               ? &user_errs[code - MPI_ERR_LASTCODE - 1]
+               : NULL;
+}
+
 static const char *err_text(int code)
 {
     if (code >= 0 && code <= MPI_ERR_LASTCODE && err_strings[code] != NULL)
         return err_strings[code];
+    user_err *u = user_err_of(code);
+    if (u != NULL)
+        return u->text != NULL ? u->text : "";
     return NULL;
 }
+
+static int add_user_err(const char *fn, int errclass, int *out)
+{
+    if (out == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "result pointer is NULL");
+    if (n_user_errs == cap_user_errs) {
+        int cap = cap_user_errs ? 2 * cap_user_errs : 16;
+        user_err *t = realloc(user_errs, (size_t)cap * sizeof *t);
+        if (t == NULL)
+            return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        user_errs = t;
+        cap_user_errs = cap;
+    }
+    int code = MPI_ERR_LASTCODE + 1 + n_user_errs;
+    user_errs[n_user_errs++] = (user_err){errclass < 0 ? code : errclass, NULL};
+    *out = code;
+    return MPI_SUCCESS;
+}
+
+int MPI_Add_error_class(int *errorclass)
+{
+    MPI_ENTER();
+    if (!MPI_READY())
+        return mpi_not_ready("MPI_Add_error_class");
+    return add_user_err("MPI_Add_error_class", -1, errorclass);
+}
+
+int MPI_Add_error_code(int errorclass, int *errorcode)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Add_error_code";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    user_err *u = user_err_of(errorclass);
+    int is_class = (errorclass >= 0 && errorclass <= MPI_ERR_LASTCODE && err_strings[errorclass] != NULL) ||
+                   (u != NULL && u->errclass == errorclass);
+    if (!is_class)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "%d is not an error class", errorclass);
+    return add_user_err(fn, errorclass, errorcode);
+}
+
+int MPI_Add_error_string(int errorcode, const char *string)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Add_error_string";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (string == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "string is NULL");
+    user_err *u = user_err_of(errorcode);
+    if (u == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "%d is not an error class or code the program added",
+                         errorcode);
+    size_t n = strnlen(string, MPI_MAX_ERROR_STRING);
+    if (n >= MPI_MAX_ERROR_STRING)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "string longer than MPI_MAX_ERROR_STRING - 1");
+    char *t = malloc(n + 1);
+    if (t == NULL)
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    memcpy(t, string, n + 1);
+    free(u->text);
+    u->text = t;
+    return MPI_SUCCESS;
+}
+
 
 int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 {
@@ -230,7 +321,8 @@ int MPI_Error_class(int errorcode, int *errorclass)
     if (err_text(errorcode) == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d",
                          errorcode);
-    *errorclass = errorcode;
+    user_err *u = user_err_of(errorcode);
+    *errorclass = u != NULL ? u->errclass : errorcode;
     return MPI_SUCCESS;
 }
 
@@ -241,3 +333,6 @@ CREDO_PMPI(MPI_Comm_call_errhandler)
 CREDO_PMPI(MPI_Errhandler_free)
 CREDO_PMPI(MPI_Error_string)
 CREDO_PMPI(MPI_Error_class)
+CREDO_PMPI(MPI_Add_error_class)
+CREDO_PMPI(MPI_Add_error_code)
+CREDO_PMPI(MPI_Add_error_string)

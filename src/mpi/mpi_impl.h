@@ -193,6 +193,8 @@ static inline int dt_ok(MPI_Datatype d)
  * valid). Returns the code when the handler returns; never returns for fatal handlers. */
 int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
     __attribute__((cold, format(printf, 4, 5)));
+/* The largest error class or code in use: MPI_ERR_LASTCODE plus those MPI_Add_error_* added. */
+int mpi_error_last_used(void);
 int mpi_not_ready(const char *fn) __attribute__((cold));
 
 /* The argument checks every binding starts with: the library is initialised and the handle is

@@ -26,6 +26,57 @@ static void expect(int rc, int cls, int alt, const char *what) {
         tu_note("%s -> class %d \"%s\"", what, got, str);
 }
 
+/* Error classes and codes a library adds (MPI 3.1 8.5): numbered above the predefined ones,
+ * MPI_LASTUSEDCODE follows them, each code maps to its class, strings are the program's (empty
+ * until set), and they travel through an error handler like predefined ones. */
+static int handler_saw;
+static void record_error(MPI_Comm *comm, int *code, ...) {
+    (void)comm;
+    handler_saw = *code;
+}
+
+static void test_user_errors(void) {
+    int *last = NULL, flag = 0, before;
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(flag && *last >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE missing or below MPI_ERR_LASTCODE");
+    before = *last;
+    int cls, code1, code2, got = -1;
+    MPI_OK(MPI_Add_error_class(&cls));
+    MPI_OK(MPI_Add_error_code(cls, &code1));
+    MPI_OK(MPI_Add_error_code(MPI_ERR_ARG, &code2)); /* a code in a predefined class */
+    CHECK(cls > MPI_ERR_LASTCODE && code1 > cls && code2 > code1, "numbers %d %d %d", cls, code1, code2);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(*last == code2 && *last == before + 3, "MPI_LASTUSEDCODE is %d, expected %d", *last, code2);
+    MPI_OK(MPI_Error_class(code1, &got));
+    CHECK(got == cls, "Error_class of an added code is %d, expected %d", got, cls);
+    MPI_OK(MPI_Error_class(code2, &got));
+    CHECK(got == MPI_ERR_ARG, "Error_class of a code added to MPI_ERR_ARG is %d", got);
+    MPI_OK(MPI_Error_class(cls, &got));
+    CHECK(got == cls, "Error_class of an added class is %d", got);
+    char str[MPI_MAX_ERROR_STRING];
+    int len = -1;
+    MPI_OK(MPI_Error_string(code1, str, &len));
+    CHECK(len == 0 && str[0] == '\0', "an added code's string before Add_error_string: \"%s\"", str);
+    MPI_OK(MPI_Add_error_string(code1, "the widget broke"));
+    MPI_OK(MPI_Error_string(code1, str, &len));
+    CHECK(strcmp(str, "the widget broke") == 0 && len == 16, "string \"%s\" (%d)", str, len);
+    MPI_OK(MPI_Add_error_string(code1, "replaced"));
+    MPI_OK(MPI_Error_string(code1, str, &len));
+    CHECK(strcmp(str, "replaced") == 0, "string after a second Add_error_string: \"%s\"", str);
+    /* refused: a string for a predefined code, a code in something that is not a class */
+    expect(MPI_Add_error_string(MPI_ERR_TAG, "mine"), MPI_ERR_ARG, -1, "Add_error_string(MPI_ERR_TAG)");
+    expect(MPI_Add_error_code(code1, &got), MPI_ERR_ARG, -1, "Add_error_code(a code, not a class)");
+    expect(MPI_Add_error_code(before + 1000, &got), MPI_ERR_ARG, -1, "Add_error_code(unknown class)");
+    /* through a user error handler */
+    MPI_Errhandler eh;
+    MPI_OK(MPI_Comm_create_errhandler(record_error, &eh));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, code1);
+    CHECK(handler_saw == code1, "the error handler saw %d, expected %d", handler_saw, code1);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Errhandler_free(&eh));
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -110,6 +161,7 @@ int main(int argc, char **argv) {
     CHECK(!flag, "a failed call left a message behind (source %d tag %d)", st.MPI_SOURCE,
           st.MPI_TAG);
     MPI_OK(MPI_Barrier(W));
+    test_user_errors();
     tu_note("errors: %d bad calls gave the right class and message; traffic still works",
             nchecks);
     MPI_Finalize();
