@@ -661,6 +661,17 @@ static preq *posted_match(int src, int tag, uint32_t ctx)
             (list)->tail = (prev);                                                                 \
     } while (0)
 
+/* Unlinks the first node (of type `type`, in `node`) of the list for which cond holds; node is NULL
+ * if none does. */
+#define SLIST_REMOVE_FIRST(list, type, node, cond)                                                 \
+    do {                                                                                           \
+        type *prev_ = NULL;                                                                        \
+        for ((node) = (list)->head; (node) && !(cond); prev_ = (node), (node) = (node)->next)      \
+            ;                                                                                      \
+        if (node)                                                                                  \
+            SLIST_UNLINK(list, prev_, node);                                                       \
+    } while (0)
+
 /* Finds (and with take=1 unlinks) the oldest unexpected message matching the envelope. */
 static uexp *uexp_find(int src, int tag, uint32_t ctx, int take)
 {
@@ -972,16 +983,12 @@ static void on_rts(int src, uint64_t idx)
  * which of its prepush units are free again. A probed message belongs to the program: no. */
 static void on_cancel_request(int src, uint64_t sreq)
 {
-    uexp *prev = NULL, *u = P.uq[src].head;
-    while (u && !(u->kind == UEXP_RTS && u->sreq == sreq)) {
-        prev = u;
-        u = u->next;
-    }
+    uexp *u;
+    SLIST_REMOVE_FIRST(&P.uq[src], uexp, u, u->kind == UEXP_RTS && u->sreq == sreq);
     if (!u) {
         queue_ctrl(src, MBOX_PKT_CANCEL_ACK, sreq, 0, 0, 0);
         return;
     }
-    SLIST_UNLINK(&P.uq[src], prev, u);
     uint64_t first = 0, units = 0;
     if (u->raddr & MBOX_RTS_PREPUSHED) {
         size_t unit = mbox_prepush_unit(P.peer[src].ctl);
@@ -1480,28 +1487,18 @@ static int send_cancel(preq *s)
     case PREQ_SEND_QUEUED: {
         if (s->started || s->pregranted)
             return 0;
-        dest_queue *q = &P.dq[s->peer];
-        preq *prev = NULL, *it = q->head;
-        while (it && it != s) {
-            prev = it;
-            it = it->next;
-        }
+        preq *it;
+        SLIST_REMOVE_FIRST(&P.dq[s->peer], preq, it, it == s);
         if (!it)
             return 0;
-        SLIST_UNLINK(q, prev, s);
         send_cancelled(s);
         return 1;
     }
     case PREQ_SEND_SELF: {
-        uexp_list *l = &P.uq[P.rank];
-        uexp *prev = NULL, *u = l->head;
-        while (u && u->self_send != s) {
-            prev = u;
-            u = u->next;
-        }
+        uexp *u;
+        SLIST_REMOVE_FIRST(&P.uq[P.rank], uexp, u, u->self_send == s);
         if (!u)
             return 0;
-        SLIST_UNLINK(l, prev, u);
         free(u);
         send_cancelled(s);
         return 1;
