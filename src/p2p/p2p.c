@@ -50,7 +50,7 @@ static inline void req_reset(preq *r, uint8_t kind)
     r->user_freed = 0;
     r->started = 0;
     r->prepushed = 0;
-    r->cancel_sent = 0;
+    r->cancel_sent = CANCEL_NONE;
     r->delay_t0 = 0;
     r->pregranted = 0;
 }
@@ -91,8 +91,8 @@ static void req_release(preq *r)
  * before that answer arrives, which then completes it (MBOX_PKT_CANCEL_ACK). */
 static void req_complete(preq *r)
 {
-    if (__builtin_expect(r->cancel_sent == 1, 0)) {
-        r->cancel_sent = 2;
+    if (__builtin_expect(r->cancel_sent == CANCEL_OUT, 0)) {
+        r->cancel_sent = CANCEL_OUT_FINISHED;
         return;
     }
     r->state = PREQ_DONE;
@@ -1061,10 +1061,11 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     case MBOX_PKT_CANCEL_ACK: { /* a = our send request, b = 1 if dropped, c = first prepush unit + 1, d = units */
         preq *s = (preq *)(uintptr_t)w[0];
         fc_release(src, 1);
-        if (s->pub.kind != P2P_REQ_SEND || !s->cancel_sent || s->state == PREQ_DONE || s->state == PREQ_FREE)
+        if (s->pub.kind != P2P_REQ_SEND || s->cancel_sent == CANCEL_NONE || s->state == PREQ_DONE ||
+            s->state == PREQ_FREE)
             credo_abort(1, "protocol error: cancel answer from rank %d for a request that asked none", src);
-        int finished = s->cancel_sent == 2; /* its FIN (or pipelined copy) came first */
-        s->cancel_sent = 0;
+        int finished = s->cancel_sent == CANCEL_OUT_FINISHED; /* its FIN (or copy) came first */
+        s->cancel_sent = CANCEL_NONE;
         if (w[1]) {
             if (w[2])
                 P.prepush_free |= prepush_units(w[2] - 1, w[3]);
@@ -1504,10 +1505,10 @@ static int send_cancel(preq *s)
         return 1;
     }
     case PREQ_SEND_WAIT_FIN:
-        if (!s->cancel_sent) {
-            s->cancel_sent = 1;
+        if (s->cancel_sent == CANCEL_NONE) {
+            s->cancel_sent = CANCEL_OUT;
             if (queue_ctrl(s->peer, MBOX_PKT_CANCEL, (uint64_t)(uintptr_t)s, 0, 0, 0) != 0) {
-                s->cancel_sent = 0;
+                s->cancel_sent = CANCEL_NONE;
                 return 0;
             }
         }

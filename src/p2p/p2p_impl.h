@@ -24,6 +24,10 @@ enum preq_state {
     PREQ_DONE,
 };
 
+/* A send's cancel state: none, a CANCEL for its request-to-send is out and unanswered, or out and
+ * the send finished meanwhile (its completion waits for the answer, which names the request). */
+enum { CANCEL_NONE = 0, CANCEL_OUT, CANCEL_OUT_FINISHED };
+
 typedef struct preq {
     p2p_req pub; /* first: a p2p_req * is a preq * */
     struct preq *next, *prev;
@@ -40,7 +44,7 @@ typedef struct preq {
     uint8_t user_freed;
     uint8_t started; /* send: first chunk written */
     uint8_t prepushed; /* send: rendezvous whose data went into prepush units with the RTS */
-    uint8_t cancel_sent; /* send: a CANCEL for its request-to-send is out, its answer not back */
+    uint8_t cancel_sent; /* send: CANCEL_* below */
     uint32_t pregranted; /* send: credits already taken for its next chunk (send batching) */
     uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
 } preq;
