@@ -670,6 +670,13 @@ static int do_reduce_scatter(const char *fn, const void *sb, void *rb, const int
 /* ---- gather, scatter, allgather, alltoall (byte granularity: sender and receiver types may
  * differ, only the signatures must agree) ---- */
 
+/* Bytes of one side's block, 0 for MPI_IN_PLACE: the count and type that go with it are then
+ * ignored (MPICH's tests pass MPI_DATATYPE_NULL), so they are never read. */
+static size_t block_bytes(const void *buf, int count, MPI_Datatype dt)
+{
+    return buf == MPI_IN_PLACE ? 0 : (size_t)count * dt->size;
+}
+
 static int do_gather(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
                      int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
@@ -708,8 +715,7 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
-    /* MPI_IN_PLACE: the send count and type are ignored (MPI_DATATYPE_NULL is fine), never read */
-    size_t sbytes = sb == MPI_IN_PLACE ? 0 : (size_t)scount * st->size;
+    size_t sbytes = block_bytes(sb, scount, st);
     if (at_root) {
         CK(check_counts(fn, p, rcounts, displs, comm));
         CK(check_type(fn, 0, rt, comm));
@@ -775,8 +781,7 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
     if (rb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, rb, rcount, rt));
-    /* MPI_IN_PLACE: the receive count and type are ignored (MPI_DATATYPE_NULL is fine) */
-    size_t rbytes = rb == MPI_IN_PLACE ? 0 : (size_t)rcount * rt->size;
+    size_t rbytes = block_bytes(rb, rcount, rt);
     if (at_root) {
         CK(check_counts(fn, p, scounts, displs, comm));
         CK(check_type(fn, 0, st, comm));
@@ -830,8 +835,7 @@ static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatyp
     CK(check_start(fn, comm, ROOT_NONE, req));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
-    /* MPI_IN_PLACE: the send count and type are ignored (MPI_DATATYPE_NULL is fine), never read */
-    size_t sbytes = sb == MPI_IN_PLACE ? 0 : (size_t)scount * st->size;
+    size_t sbytes = block_bytes(sb, scount, st);
     CK(check_counts(fn, p, rcounts, displs, comm));
     CK(check_type(fn, 0, rt, comm));
     CK(check_alias(fn, sb, rb, sbytes, comm));
