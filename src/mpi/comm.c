@@ -32,7 +32,7 @@ static int comm_tables(struct credo_comm *c, int size)
     }
     for (int j = 0; j < credo_mpi.job_size; j++)
         c->comm_of[j] = -1;
-    c->size = size;
+    c->size = c->remote_size = size;
     return 0;
 }
 
@@ -127,6 +127,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (newcomm == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
     *newcomm = MPI_COMM_NULL; /* what the program sees if anything below fails (a copy callback) */
+    if (COMM_IS_INTER(comm))
+        return mpi_inter_dup(fn, comm, newcomm);
     int *all = malloc((size_t)comm->size * sizeof(int));
     if (all == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -183,6 +185,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
     if (color < 0 && color != MPI_UNDEFINED)
         return mpi_error(comm, MPI_ERR_ARG, fn, "invalid color %d", color);
+    if (COMM_IS_INTER(comm))
+        return mpi_inter_split(fn, comm, color, key, newcomm);
     int n = comm->size;
     int *all = malloc((size_t)n * 3 * sizeof(int));
     split_entry *members = malloc((size_t)n * sizeof *members);
@@ -238,6 +242,8 @@ void mpi_comm_destroy(MPI_Comm c)
         free(c->errh);
     }
     coll_comm_destroy(&c->coll);
+    if (c->local)
+        mpi_comm_destroy(c->local);
     mpi_info_release(c->info);
     mpi_topo_free(c->topo);
     free(c->world_of);
@@ -291,6 +297,19 @@ static int compare_rank_lists(const int *a, int na, const int *b, int nb)
     return same_members(a, b, na) ? MPI_SIMILAR : MPI_UNEQUAL;
 }
 
+/* Two intercommunicators compare by both groups: congruent if both are, similar if both are at
+ * least similar. An intercommunicator and an intracommunicator are unequal. */
+int mpi_inter_compare(MPI_Comm a, MPI_Comm b)
+{
+    if (!COMM_IS_INTER(a) || !COMM_IS_INTER(b))
+        return MPI_UNEQUAL;
+    int l = compare_rank_lists(a->local->world_of, a->size, b->local->world_of, b->size);
+    int r = compare_rank_lists(a->world_of, a->remote_size, b->world_of, b->remote_size);
+    if (l == MPI_UNEQUAL || r == MPI_UNEQUAL)
+        return MPI_UNEQUAL;
+    return l == MPI_CONGRUENT && r == MPI_CONGRUENT ? MPI_CONGRUENT : MPI_SIMILAR;
+}
+
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     MPI_ENTER();
@@ -301,6 +320,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return mpi_error(comm1, MPI_ERR_ARG, fn, "result is NULL");
     if (comm1 == comm2)
         *result = MPI_IDENT;
+    else if (COMM_IS_INTER(comm1) || COMM_IS_INTER(comm2))
+        *result = mpi_inter_compare(comm1, comm2);
     else
         *result = compare_rank_lists(comm1->world_of, comm1->size, comm2->world_of, comm2->size);
     return MPI_SUCCESS;
@@ -312,7 +333,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
     COMM_CHECK("MPI_Comm_test_inter", comm);
     if (flag == NULL)
         return mpi_error(comm, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
-    *flag = 0;
+    *flag = comm->local != NULL;
     return MPI_SUCCESS;
 }
 
@@ -420,7 +441,9 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     struct credo_group *g = group_new(comm->size);
     if (g == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    memcpy(g->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
+    /* an intercommunicator's local group: world_of is the remote one */
+    const int *members = COMM_IS_INTER(comm) ? comm->local->world_of : comm->world_of;
+    memcpy(g->world_of, members, (size_t)comm->size * sizeof(int));
     g->rank = comm->rank;
     *group = g;
     return MPI_SUCCESS;

@@ -105,6 +105,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return mpi_error(comm, MPI_ERR_GROUP, fn, "invalid group");
     if (newcomm == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    if (COMM_IS_INTER(comm))
+        return mpi_inter_create(fn, comm, group, newcomm);
     int rc = check_subgroup(fn, comm, group);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -126,6 +128,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     MPI_ENTER();
     static const char fn[] = "MPI_Comm_create_group";
     COMM_CHECK(fn, comm);
+    INTRA_CHECK(fn, comm);
     if (!group_ok(group))
         return mpi_error(comm, MPI_ERR_GROUP, fn, "invalid group");
     if (newcomm == NULL)
@@ -153,6 +156,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     MPI_ENTER();
     static const char fn[] = "MPI_Comm_split_type";
     COMM_CHECK(fn, comm);
+    INTRA_CHECK(fn, comm);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return mpi_error(comm, MPI_ERR_ARG, fn, "unknown split type %d", split_type);
     if (info != MPI_INFO_NULL && !mpi_info_ok(info))
@@ -238,6 +242,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     MPI_ENTER();
     static const char fn[] = "MPI_Comm_idup";
     COMM_CHECK(fn, comm);
+    INTRA_CHECK(fn, comm);
     if (request == NULL)
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
     if (newcomm == NULL)

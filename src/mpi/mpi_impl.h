@@ -78,7 +78,25 @@ struct credo_comm {
     struct credo_attr *attrs; /* cached user attributes, newest first (attr.c) */
     MPI_Info info;         /* hints set by the user (info.c), NULL if none */
     struct credo_topo *topo; /* process topology (topo.c) or NULL */
+    /* Point-to-point addresses remote_size ranks through world_of/comm_of. For an intracommunicator
+     * those are its own members (remote_size == size, local NULL). For an intercommunicator
+     * (intercomm.c) they are the remote group, while size and rank are the local group's, and
+     * `local` is a hidden intracommunicator of the local group on context ctx + 2 that carries
+     * the local phases of the collectives (intercoll.c); ctx + 1 carries their messages between
+     * the groups. */
+    int remote_size;
+    struct credo_comm *local;
 };
+
+/* 1 for an intercommunicator (comm must be valid). */
+#define COMM_IS_INTER(comm) unlikely((comm)->local != NULL)
+
+/* For calls the standard or credo limits to intracommunicators: reports MPI_ERR_COMM. */
+#define INTRA_CHECK(fn, comm)                                                                      \
+    do {                                                                                           \
+        if (COMM_IS_INTER(comm))                                                                   \
+            return mpi_error(comm, MPI_ERR_COMM, fn, "not defined on an intercommunicator");       \
+    } while (0)
 
 struct credo_group {
     uint32_t magic;
@@ -311,6 +329,15 @@ void mpi_comm_finalize(void);
  * (world_of to be filled by the caller), then its rank tables and collectives. */
 struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size);
 int comm_index(struct credo_comm *c);
+
+/* ---- intercommunicators (intercomm.c) ---- */
+
+/* MPI_Comm_dup, _split and _create of an intercommunicator (collective over both groups). */
+int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm);
+int mpi_inter_split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int mpi_inter_create(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+/* MPI_Comm_compare when either is an intercommunicator. */
+int mpi_inter_compare(MPI_Comm a, MPI_Comm b);
 
 /* ---- groups (comm.c, group.c) ---- */
 

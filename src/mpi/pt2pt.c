@@ -42,9 +42,9 @@ int mpi_check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, 
     int rc;
     if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
         return rc;
-    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->size))
-        return mpi_error(comm, MPI_ERR_RANK, fn, "invalid rank %d (communicator size %d)", dest,
-                         comm->size);
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->remote_size))
+        return mpi_error(comm, MPI_ERR_RANK, fn, "invalid rank %d (%s size %d)", dest,
+                         COMM_IS_INTER(comm) ? "remote group" : "communicator", comm->remote_size);
     if (tag < 0 || tag > CREDO_TAG_UB)
         return mpi_error(comm, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0..%d)", tag,
                          CREDO_TAG_UB);
@@ -58,9 +58,10 @@ int mpi_check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, 
     int rc;
     if ((rc = check_comm_buf(fn, buf, count, dt, comm)) != MPI_SUCCESS)
         return rc;
-    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
-        return mpi_error(comm, MPI_ERR_RANK, fn, "invalid source rank %d (communicator size %d)",
-                         src, comm->size);
+    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->remote_size))
+        return mpi_error(comm, MPI_ERR_RANK, fn, "invalid source rank %d (%s size %d)",
+                         src, COMM_IS_INTER(comm) ? "remote group" : "communicator",
+                         comm->remote_size);
     if (tag != MPI_ANY_TAG && (tag < 0 || tag > CREDO_TAG_UB))
         return mpi_error(comm, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0..%d or MPI_ANY_TAG)",
                          tag, CREDO_TAG_UB);
@@ -101,7 +102,7 @@ static int check_probe(const char *fn, int src, int tag, MPI_Comm comm)
 static inline int send_fast_ok(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                                MPI_Comm comm)
 {
-    return MPI_READY() && comm_ok(comm) && (unsigned)dest < (unsigned)comm->size &&
+    return MPI_READY() && comm_ok(comm) && (unsigned)dest < (unsigned)comm->remote_size &&
            tag >= 0 && count >= 0 && dt_ok(dt) && (dt->flags & DT_F_DENSE) &&
            likely(buf != NULL || count == 0);
 }
@@ -110,7 +111,7 @@ static inline int recv_fast_ok(const void *buf, int count, MPI_Datatype dt, int 
                                MPI_Comm comm)
 {
     return MPI_READY() && comm_ok(comm) &&
-           (src == MPI_ANY_SOURCE || (unsigned)src < (unsigned)comm->size) &&
+           (src == MPI_ANY_SOURCE || (unsigned)src < (unsigned)comm->remote_size) &&
            tag >= MPI_ANY_TAG && count >= 0 && dt_ok(dt) && (dt->flags & DT_F_DENSE) &&
            likely(buf != NULL || count == 0) && buf != MPI_IN_PLACE;
 }

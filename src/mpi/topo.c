@@ -324,6 +324,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     static const char fn[] = "MPI_Cart_create";
     int rc, nnodes;
     CK(mpi_check_comm(fn, comm_old));
+    INTRA_CHECK(fn, comm_old);
     ARG_NONNULL(comm_old, fn, comm_cart);
     CK(check_dims(fn, comm_old, ndims, dims, periods, comm_old->size, &nnodes));
     MPI_Comm c;
@@ -379,6 +380,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     static const char fn[] = "MPI_Graph_create";
     int rc;
     CK(mpi_check_comm(fn, comm_old));
+    INTRA_CHECK(fn, comm_old);
     ARG_NONNULL(comm_old, fn, comm_graph);
     if (nnodes < 0 || nnodes > comm_old->size)
         return mpi_error(comm_old, MPI_ERR_ARG, fn, "nnodes %d outside 0..%d (communicator size)",
@@ -472,6 +474,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     int rc;
     CK(mpi_check_comm(fn, comm_old));
+    INTRA_CHECK(fn, comm_old);
     ARG_NONNULL(comm_old, fn, comm_dist_graph);
     CK(check_edges(fn, comm_old, indegree, sources, sourceweights, "sources"));
     CK(check_edges(fn, comm_old, outdegree, destinations, destweights, "destinations"));
@@ -510,6 +513,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     static const char fn[] = "MPI_Dist_graph_create";
     int rc;
     CK(mpi_check_comm(fn, comm_old));
+    INTRA_CHECK(fn, comm_old);
     ARG_NONNULL(comm_old, fn, comm_dist_graph);
     if (n < 0)
         return mpi_error(comm_old, MPI_ERR_ARG, fn, "negative n %d", n);
