@@ -6,6 +6,7 @@
 
 #include "core/core.h"
 #include "mpi/coll_view.h"
+#include "mpi/intercoll.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
 
@@ -406,6 +407,14 @@ static coll_op mc_op(MPI_Op op, MPI_Datatype dt)
 
 static int check_root(const char *fn, int root, MPI_Comm comm)
 {
+    if (COMM_IS_INTER(comm)) {
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote_size))
+            return MPI_SUCCESS;
+        return mpi_error(comm, MPI_ERR_ROOT, fn,
+                         "invalid root %d on an intercommunicator (MPI_ROOT, MPI_PROC_NULL or a "
+                         "rank of the remote group of size %d)",
+                         root, comm->remote_size);
+    }
     if (root < 0 || root >= comm->size)
         return mpi_error(comm, MPI_ERR_ROOT, fn, "invalid root %d (communicator size %d)", root,
                          comm->size);
@@ -501,6 +510,45 @@ static int mc_blocking_result(const char *fn, MPI_Comm comm, int grc)
             return rc;                                                                             \
     } while (0)
 
+/* ---- intercommunicators (intercoll.c) ----
+ * The blocking collectives branch to intercoll.c right after check_start, then check only the
+ * arguments that are significant on an intercommunicator: the buffers of the root's group are
+ * not, except at the root (MPI_ROOT), and a process that passes MPI_PROC_NULL takes no part. */
+
+/* Non-blocking collectives on an intercommunicator would need schedules spanning both groups,
+ * which credo's GOAL schedules (one intracommunicator each) do not have yet. */
+static int check_inter_nb(const char *fn, MPI_Comm comm, MPI_Request *req)
+{
+    if (COMM_IS_INTER(comm) && req != NULL)
+        return mpi_error(comm, MPI_ERR_COMM, fn,
+                         "non-blocking collectives are not supported on an intercommunicator by "
+                         "credo (yet): use the blocking form");
+    return MPI_SUCCESS;
+}
+
+/* MPI 3.1 defines the "in place" option of every collective for intracommunicators only; credo
+ * refuses it on an intercommunicator with MPI_ERR_BUFFER, the class its other misplaced
+ * MPI_IN_PLACE errors take (MPICH does the same). Checked where the buffer is significant. */
+static int check_inter_in_place(const char *fn, MPI_Comm comm, const void *buf)
+{
+    if (buf == MPI_IN_PLACE)
+        return mpi_error(comm, MPI_ERR_BUFFER, fn,
+                         "MPI_IN_PLACE is not allowed on an intercommunicator");
+    return MPI_SUCCESS;
+}
+
+/* Raises intercoll.c's result through comm's handler. */
+static int ic_result(const char *fn, MPI_Comm comm, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return rc;
+    return mpi_error(comm, rc, fn, "%s",
+                     rc == MPI_ERR_NO_MEM     ? "out of memory"
+                     : rc == MPI_ERR_TRUNCATE ? "message truncated: the two groups' counts or "
+                                                "types do not match"
+                                              : "intercommunicator collective failed");
+}
+
 /* ---- Barrier, Bcast ---- */
 
 /* What every collective checks first, in this order: communicator, root (ROOT_NONE for the rootless
@@ -510,6 +558,7 @@ static int check_start(const char *fn, MPI_Comm comm, int root, MPI_Request *req
 {
     int rc;
     CK(mpi_check_comm(fn, comm));
+    CK(check_inter_nb(fn, comm, req));
     if (root != ROOT_NONE)
         CK(check_root(fn, root, comm));
     CK(check_req(fn, req, comm, req != NULL));
@@ -520,6 +569,8 @@ static int do_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
     CK(check_start(fn, comm, ROOT_NONE, req));
+    if (COMM_IS_INTER(comm))
+        return ic_result(fn, comm, ic_barrier(comm));
     if (!req) { /* blocking: coll_barrier may take a path without a schedule (coll.c) */
         return mc_blocking_result(fn, comm, coll_barrier(&comm->coll));
     }
@@ -533,6 +584,14 @@ static int do_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int r
 {
     int rc;
     CK(mpi_check_comm(fn, comm));
+    if (COMM_IS_INTER(comm)) {
+        CK(check_start(fn, comm, root, req));
+        if (root != MPI_PROC_NULL) {
+            CK(check_inter_in_place(fn, comm, buf));
+            CK(mpi_check_buf(comm, fn, buf, count, dt));
+        }
+        return ic_result(fn, comm, ic_bcast(buf, count, dt, root, comm));
+    }
     CK(mpi_check_buf(comm, fn, buf, count, dt));
     CK(check_root(fn, root, comm));
     CK(check_req(fn, req, comm, req != NULL));
@@ -556,6 +615,16 @@ static int do_reduce(const char *fn, const void *sb, void *rb, int count, MPI_Da
 {
     int rc;
     CK(check_start(fn, comm, root, req));
+    if (COMM_IS_INTER(comm)) {
+        if (root == MPI_PROC_NULL)
+            return MPI_SUCCESS;
+        /* the root only receives, the other group only sends */
+        const void *b = root == MPI_ROOT ? rb : sb;
+        CK(check_inter_in_place(fn, comm, b));
+        CK(mpi_check_buf(comm, fn, b, count, dt));
+        CK(check_op(fn, op, dt, comm));
+        return ic_result(fn, comm, ic_reduce(sb, rb, count, dt, op, root, comm));
+    }
     int at_root = comm->rank == root;
     if (sb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -589,13 +658,25 @@ static int do_allred(const char *fn, int kind, const void *sb, void *rb, int cou
                      MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
+    CK(mpi_check_comm(fn, comm));
+    if (kind == RK_SCAN || kind == RK_EXSCAN)
+        INTRA_CHECK(fn, comm); /* MPI 3.1 5.11: scans are defined on intracommunicators only */
     CK(check_start(fn, comm, ROOT_NONE, req));
+    if (COMM_IS_INTER(comm))
+        CK(check_inter_in_place(fn, comm, sb));
+    if (kind == RK_RSB && (long long)count * comm->size > INT_MAX)
+        return mpi_error(comm, MPI_ERR_COUNT, fn, "recvcount %d times %d processes exceeds INT_MAX",
+                         count, comm->size);
     int in_count = kind == RK_RSB ? count * comm->size : count;
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, in_count, dt));
     CK(mpi_check_buf(comm, fn, rb, kind == RK_RSB && sb == MPI_IN_PLACE ? in_count : count, dt));
     CK(check_alias(fn, sb, rb, (size_t)count * dt->size, comm));
     CK(check_op(fn, op, dt, comm));
+    if (COMM_IS_INTER(comm))
+        return ic_result(fn, comm,
+                         kind == RK_RSB ? ic_reduce_scatter_block(sb, rb, count, dt, op, comm)
+                                        : ic_allreduce(sb, rb, count, dt, op, comm));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -643,11 +724,15 @@ static int do_reduce_scatter(const char *fn, const void *sb, void *rb, const int
     if (total > 0x7fffffff)
         return mpi_error(comm, MPI_ERR_COUNT, fn, "total count too large");
     int mine = rcounts[comm->rank];
+    if (COMM_IS_INTER(comm))
+        CK(check_inter_in_place(fn, comm, sb));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, (int)total, dt));
     CK(mpi_check_buf(comm, fn, rb, sb == MPI_IN_PLACE ? (int)total : mine, dt));
     CK(check_alias(fn, sb, rb, (size_t)mine * dt->size, comm));
     CK(check_op(fn, op, dt, comm));
+    if (COMM_IS_INTER(comm))
+        return ic_result(fn, comm, ic_reduce_scatter(sb, rb, rcounts, dt, op, comm));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -677,11 +762,34 @@ static size_t block_bytes(const void *buf, int count, MPI_Datatype dt)
     return buf == MPI_IN_PLACE ? 0 : (size_t)count * dt->size;
 }
 
+/* A NULL receive buffer with something to receive (predefined or derived type: gatherv's check). */
+static int check_recv_null(const char *fn, const void *rb, int n, const int *rcounts,
+                           MPI_Datatype rt, MPI_Comm comm)
+{
+    if (rb == NULL && rt->size > 0)
+        for (int i = 0; i < n; i++)
+            if (rcounts[i] > 0)
+                return mpi_error(comm, MPI_ERR_BUFFER, fn, "receive buffer is NULL");
+    return MPI_SUCCESS;
+}
+
 static int do_gather(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
                      int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
     int rc;
     CK(check_start(fn, comm, root, req));
+    if (COMM_IS_INTER(comm)) {
+        if (root == MPI_PROC_NULL)
+            return MPI_SUCCESS;
+        if (root == MPI_ROOT) {
+            CK(check_inter_in_place(fn, comm, rb));
+            CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+        } else {
+            CK(check_inter_in_place(fn, comm, sb));
+            CK(mpi_check_buf(comm, fn, sb, scount, st));
+        }
+        return ic_result(fn, comm, ic_gather(sb, scount, st, rb, rcount, rt, root, comm));
+    }
     int at_root = comm->rank == root, p = comm->size;
     if (sb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -710,6 +818,21 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
 {
     int rc;
     CK(check_start(fn, comm, root, req));
+    if (COMM_IS_INTER(comm)) {
+        if (root == MPI_PROC_NULL)
+            return MPI_SUCCESS;
+        if (root == MPI_ROOT) {
+            CK(check_inter_in_place(fn, comm, rb));
+            CK(check_counts(fn, comm->remote_size, rcounts, displs, comm));
+            CK(check_type(fn, 0, rt, comm));
+            CK(check_recv_null(fn, rb, comm->remote_size, rcounts, rt, comm));
+        } else {
+            CK(check_inter_in_place(fn, comm, sb));
+            CK(mpi_check_buf(comm, fn, sb, scount, st));
+        }
+        return ic_result(fn, comm,
+                         ic_gatherv(sb, scount, st, rb, rcounts, displs, rt, root, comm));
+    }
     int at_root = comm->rank == root, p = comm->size;
     if (sb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -719,10 +842,7 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
     if (at_root) {
         CK(check_counts(fn, p, rcounts, displs, comm));
         CK(check_type(fn, 0, rt, comm));
-        if (rb == NULL && rt->size > 0)
-            for (int i = 0; i < p; i++)
-                if (rcounts[i] > 0)
-                    return mpi_error(comm, MPI_ERR_BUFFER, fn, "receive buffer is NULL");
+        CK(check_recv_null(fn, rb, p, rcounts, rt, comm));
         CK(check_alias(fn, sb, rb, sbytes, comm));
     }
     int *b = at_root ? malloc(2 * (size_t)p * sizeof(int)) : NULL;
@@ -746,6 +866,18 @@ static int do_scatter(const char *fn, const void *sb, int scount, MPI_Datatype s
 {
     int rc;
     CK(check_start(fn, comm, root, req));
+    if (COMM_IS_INTER(comm)) {
+        if (root == MPI_PROC_NULL)
+            return MPI_SUCCESS;
+        if (root == MPI_ROOT) {
+            CK(check_inter_in_place(fn, comm, sb));
+            CK(mpi_check_buf(comm, fn, sb, scount, st));
+        } else {
+            CK(check_inter_in_place(fn, comm, rb));
+            CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+        }
+        return ic_result(fn, comm, ic_scatter(sb, scount, st, rb, rcount, rt, root, comm));
+    }
     int at_root = comm->rank == root, p = comm->size;
     if (rb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -776,6 +908,20 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
 {
     int rc;
     CK(check_start(fn, comm, root, req));
+    if (COMM_IS_INTER(comm)) {
+        if (root == MPI_PROC_NULL)
+            return MPI_SUCCESS;
+        if (root == MPI_ROOT) {
+            CK(check_inter_in_place(fn, comm, sb));
+            CK(check_counts(fn, comm->remote_size, scounts, displs, comm));
+            CK(check_type(fn, 0, st, comm));
+        } else {
+            CK(check_inter_in_place(fn, comm, rb));
+            CK(mpi_check_buf(comm, fn, rb, rcount, rt));
+        }
+        return ic_result(fn, comm,
+                         ic_scatterv(sb, scounts, displs, st, rb, rcount, rt, root, comm));
+    }
     int at_root = comm->rank == root, p = comm->size;
     if (rb == MPI_IN_PLACE && !at_root)
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is only valid at the root");
@@ -810,10 +956,14 @@ static int do_allgather(const char *fn, const void *sb, int scount, MPI_Datatype
 {
     int rc;
     CK(check_start(fn, comm, ROOT_NONE, req));
+    if (COMM_IS_INTER(comm))
+        CK(check_inter_in_place(fn, comm, sb));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
     CK(mpi_check_buf(comm, fn, rb, rcount, rt));
     CK(check_alias(fn, sb, rb, (size_t)rcount * rt->size, comm));
+    if (COMM_IS_INTER(comm))
+        return ic_result(fn, comm, ic_allgather(sb, scount, st, rb, rcount, rt, comm));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -831,14 +981,22 @@ static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatyp
                          const int *rcounts, const int *displs, MPI_Datatype rt, MPI_Comm comm,
                          MPI_Request *req)
 {
-    int rc, p = comm_ok(comm) ? comm->size : 0;
+    /* an intercommunicator's recvcounts and displs have a block per remote process */
+    int rc, p = comm_ok(comm) ? comm->remote_size : 0;
     CK(check_start(fn, comm, ROOT_NONE, req));
+    if (COMM_IS_INTER(comm))
+        CK(check_inter_in_place(fn, comm, sb));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
     size_t sbytes = block_bytes(sb, scount, st);
     CK(check_counts(fn, p, rcounts, displs, comm));
     CK(check_type(fn, 0, rt, comm));
     CK(check_alias(fn, sb, rb, sbytes, comm));
+    if (COMM_IS_INTER(comm)) {
+        CK(check_recv_null(fn, rb, p, rcounts, rt, comm));
+        return ic_result(fn, comm,
+                         ic_allgatherv(sb, scount, st, rb, rcounts, displs, rt, comm));
+    }
     int *b = malloc(2 * (size_t)p * sizeof(int));
     if (b == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -861,10 +1019,14 @@ static int do_alltoall(const char *fn, const void *sb, int scount, MPI_Datatype 
     int rc;
     CK(check_start(fn, comm, ROOT_NONE, req));
     int p = comm->size;
+    if (COMM_IS_INTER(comm))
+        CK(check_inter_in_place(fn, comm, sb));
     if (sb != MPI_IN_PLACE)
         CK(mpi_check_buf(comm, fn, sb, scount, st));
     CK(mpi_check_buf(comm, fn, rb, rcount, rt));
     CK(check_alias(fn, sb, rb, (size_t)rcount * rt->size, comm));
+    if (COMM_IS_INTER(comm))
+        return ic_result(fn, comm, ic_alltoall(sb, scount, st, rb, rcount, rt, comm));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -894,9 +1056,14 @@ typedef struct a2a_args {
 
 static int do_alltoallvw(const char *fn, const a2a_args *a, MPI_Comm comm, MPI_Request *req)
 {
-    int rc, p = comm_ok(comm) ? comm->size : 0, w = a->rts != NULL;
+    /* an intercommunicator's arrays have a block per remote process */
+    int rc, p = comm_ok(comm) ? comm->remote_size : 0, w = a->rts != NULL;
     int in_place = a->sb == MPI_IN_PLACE;
     CK(check_start(fn, comm, ROOT_NONE, req));
+    if (COMM_IS_INTER(comm)) {
+        CK(check_inter_in_place(fn, comm, a->sb));
+        CK(check_inter_in_place(fn, comm, a->rb));
+    }
     view_w sw = {p, a->scounts, a->sdispls, NULL, a->sts};
     view_w rw = {p, a->rcounts, a->rdispls, NULL, a->rts};
     if (w && a->rb == MPI_IN_PLACE)
@@ -916,6 +1083,10 @@ static int do_alltoallvw(const char *fn, const a2a_args *a, MPI_Comm comm, MPI_R
         CK(check_counts(fn, p, a->rcounts, a->rdispls, comm));
         CK(check_type(fn, 0, a->rt, comm));
     }
+    if (COMM_IS_INTER(comm))
+        return ic_result(fn, comm,
+                         ic_alltoallvw(a->sb, a->scounts, a->sdispls, a->st, a->sts, a->rb,
+                                       a->rcounts, a->rdispls, a->rt, a->rts, comm));
     /* byte counts and displacements: send b, b + p; receive b + 2p, b + 3p */
     int *b = malloc(4 * (size_t)p * sizeof(int));
     if (b == NULL)
