@@ -309,6 +309,16 @@ void mpi_persist_free(p2p_req *r);
 /* MPI_Cancel of a persistent request: cancels its running receive, if any. */
 void mpi_persist_cancel(p2p_req *r);
 
+/* ---- persistent collectives (persist_coll.c: arguments and starts; persist.c: the handle) ---- */
+
+struct mpi_pcoll;
+/* Runs the collective's non-blocking form with the kept arguments (errors raised by it). */
+int mpi_pcoll_start(const struct mpi_pcoll *c, MPI_Request *req);
+void mpi_pcoll_free(struct mpi_pcoll *c);
+/* The inactive handle of a persistent collective; it owns coll from here on, also on error. */
+int mpi_persist_coll_create(const char *fn, MPI_Comm comm, struct mpi_pcoll *coll,
+                            MPI_Request *request);
+
 /* ---- collectives (collective.c), used internally by comm.c and MPI_Finalize ---- */
 
 int mpi_coll_allgather_int(MPI_Comm comm, const int *mine, int n, int *all);

@@ -1,4 +1,4 @@
-/* src/mpi/persist.c — persistent point-to-point requests: the *_init calls, MPI_Start/Startall, and
+/* src/mpi/persist.c — persistent requests: the point-to-point *_init calls, MPI_Start/Startall, and
  * the request's life (inactive, active, freed while active) that the wait/test family relies on. */
 #include <stdlib.h>
 
@@ -12,7 +12,7 @@
  * Communicator references: the handle holds one for its lifetime; each start takes one more,
  * which finishing the operation (Wait/Test) gives back like for any request. */
 
-enum { PK_SEND, PK_BSEND, PK_RECV };
+enum { PK_SEND, PK_BSEND, PK_RECV, PK_COLL };
 
 typedef struct mpi_persist {
     p2p_req *req;       /* the handle */
@@ -29,6 +29,8 @@ typedef struct mpi_persist {
     int kind;           /* PK_* */
     int mode;           /* p2p send mode */
     int freed;          /* MPI_Request_free came while op ran: op's end releases everything */
+    struct mpi_pcoll *coll;            /* PK_COLL: the collective's arguments (persist_coll.c) */
+    void (*coll_hook)(p2p_req *);      /* PK_COLL: the running collective's own completion hook */
 } mpi_persist;
 
 #define PERSIST_OF(r) ((mpi_persist *)(uintptr_t)(r)->upper_data[1])
@@ -36,7 +38,9 @@ typedef struct mpi_persist {
 static void persist_destroy(mpi_persist *p)
 {
     free(p->tmp);
-    dt_release(p->dt);
+    if (p->dt)
+        dt_release(p->dt);
+    mpi_pcoll_free(p->coll);
     free(p);
 }
 
@@ -54,6 +58,76 @@ static void op_done(p2p_req *op)
     if (p->freed)
         persist_destroy(p); /* the handle was freed too: completing it below releases it */
     p2p_req_complete(r);
+}
+
+/* A started collective ends: the collective's own hook (unpacking, releasing its temporaries)
+ * runs first, then the operation's status goes to the handle, and the operation is released with
+ * the communicator reference its non-blocking call took. The handle is found through upper_data[2],
+ * which collective requests leave unused (upper is their communicator). */
+static void coll_op_finish(mpi_persist *p, p2p_req *op)
+{
+    p2p_req *r = p->req;
+    MPI_Comm comm = REQ_COMM(op);
+    r->status = op->status;
+    p->op = NULL;
+    p2p_req_free(op);
+    mpi_comm_release(comm);
+    if (p->freed)
+        persist_destroy(p);
+    p2p_req_complete(r);
+}
+
+static void coll_op_done(p2p_req *op)
+{
+    mpi_persist *p = (mpi_persist *)(uintptr_t)op->upper_data[2];
+    if (p->coll_hook)
+        p->coll_hook(op);
+    coll_op_finish(p, op);
+}
+
+static void start_undo(p2p_req *r, MPI_Comm comm);
+
+static int coll_start(mpi_persist *p, p2p_req *r)
+{
+    MPI_Request o = MPI_REQUEST_NULL;
+    int rc = mpi_pcoll_start(p->coll, &o);
+    if (rc != MPI_SUCCESS) {
+        start_undo(r, p->comm);
+        return rc;
+    }
+    p2p_req *op = (p2p_req *)o;
+    if (op->done) { /* finished inside the call; its hook has run */
+        coll_op_finish(p, op);
+        return MPI_SUCCESS;
+    }
+    p->op = op;
+    p->coll_hook = op->on_complete;
+    op->upper_data[2] = (uint64_t)(uintptr_t)p;
+    op->on_complete = coll_op_done;
+    return MPI_SUCCESS;
+}
+
+int mpi_persist_coll_create(const char *fn, MPI_Comm comm, struct mpi_pcoll *coll,
+                            MPI_Request *request)
+{
+    mpi_persist *p = calloc(1, sizeof *p);
+    p2p_req *r = p != NULL ? p2p_req_generic() : NULL;
+    if (r == NULL) {
+        free(p);
+        mpi_pcoll_free(coll);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    p->req = r;
+    p->comm = comm;
+    p->kind = PK_COLL;
+    p->coll = coll;
+    REQ_BIND(r, comm);
+    r->upper_data[0] = REQ_F_PERSIST | REQ_F_INACTIVE;
+    r->upper_data[1] = (uint64_t)(uintptr_t)p;
+    r->on_complete = NULL;
+    p2p_req_complete(r);
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
 }
 
 static int persist_create(const char *fn, const void *buf, int count, MPI_Datatype dt, int peer,
@@ -174,6 +248,8 @@ static int persist_start(const char *fn, p2p_req *r)
     p2p_req_rearm(r);
     r->upper_data[0] &= ~(uint64_t)REQ_F_INACTIVE;
     comm->refcount++; /* the operation's, given back when Wait/Test finish it */
+    if (p->kind == PK_COLL)
+        return coll_start(p, r);
     if (p->peer == MPI_PROC_NULL) {
         p2p_req_complete(r);
         return MPI_SUCCESS;
@@ -279,8 +355,9 @@ void mpi_persist_cancel(p2p_req *r)
     mpi_persist *p = PERSIST_OF(r);
     /* A cancelled operation completes through op_done like any other end of it (see MPI_Cancel
      * for which sends can be cancelled; a buffered send's data is in the attached buffer already,
-     * so it completes normally); an inactive request has nothing to cancel. */
-    if (p->op != NULL && !p->op->done && p->kind != PK_BSEND)
+     * so it completes normally); an inactive request has nothing to cancel, and a collective
+     * cannot be cancelled (MPI 4.0 6.13: erroneous; it completes normally). */
+    if (p->op != NULL && !p->op->done && p->kind != PK_BSEND && p->kind != PK_COLL)
         p2p_cancel(p->op);
 }
 
