@@ -1,23 +1,34 @@
-/* src/mpi/attr.c — attribute caching on communicators: keyvals with their copy/delete callbacks,
- * set/get/delete, copying on dup, deleting on free and at MPI_Finalize, and the MPI-1 names. */
+/* src/mpi/attr.c — attribute caching on communicators and datatypes: keyvals with their
+ * copy/delete callbacks, set/get/delete, copying on dup, deleting on free and at MPI_Finalize. */
 #include <stdlib.h>
 
+#include "mpi/dt_build.h"
 #include "mpi/mpi_impl.h"
 
 /* User keyvals are numbered from KEYVAL_BASE up, never reused, so they cannot be mistaken for the
- * predefined keys (MPI_TAG_UB...) or for one another after a free. */
+ * predefined keys (MPI_TAG_UB...) or for one another after a free. Communicator and datatype
+ * keyvals share the numbering, so a keyval of one kind is recognised (and refused) on the other. */
 enum { KEYVAL_BASE = 64 };
 
+enum kv_kind { KV_COMM, KV_TYPE };
+
 typedef struct keyval {
-    MPI_Comm_copy_attr_function *copy;
-    MPI_Comm_delete_attr_function *del;
+    enum kv_kind kind;
+    union {
+        MPI_Comm_copy_attr_function *comm;
+        MPI_Type_copy_attr_function *type;
+    } copy;
+    union {
+        MPI_Comm_delete_attr_function *comm;
+        MPI_Type_delete_attr_function *type;
+    } del;
     void *extra;
-    int refs;      /* the user's handle (until MPI_Comm_free_keyval) plus one per attribute */
-    int freed;     /* MPI_Comm_free_keyval was called: the number is dead for the user */
+    int refs;      /* the user's handle (until the free_keyval call) plus one per attribute */
+    int freed;     /* the free_keyval call was made: the number is dead for the user */
 } keyval;
 
-/* One cached value. A communicator's list is newest first, so deleting from the head deletes in
- * the reverse order of setting (what libraries stacking finalize hooks on COMM_SELF expect). */
+/* One cached value. An object's list is newest first, so deleting from the head deletes in the
+ * reverse order of setting (what libraries stacking finalize hooks on COMM_SELF expect). */
 struct credo_attr {
     struct credo_attr *next;
     int keyval;
@@ -35,11 +46,11 @@ static keyval *kv_get(int k)
     return kv_table[k - KEYVAL_BASE];
 }
 
-/* The keyval the user may name: in use and not freed. */
-static keyval *kv_user(int k)
+/* The keyval of this kind the user may name: in use and not freed. */
+static keyval *kv_user(int k, enum kv_kind kind)
 {
     keyval *v = kv_get(k);
-    return v != NULL && !v->freed ? v : NULL;
+    return v != NULL && !v->freed && v->kind == kind ? v : NULL;
 }
 
 static void kv_unref(int k)
@@ -54,6 +65,34 @@ static void kv_unref(int k)
 static int is_predefined_key(int k)
 {
     return k >= MPI_TAG_UB && k <= MPI_LASTUSEDCODE;
+}
+
+/* Why keyval k is not valid for an object of this kind (for the error messages). */
+static const char *kv_why(int k, enum kv_kind kind)
+{
+    keyval *v = kv_get(k);
+    if (v != NULL && v->kind != kind)
+        return v->kind == KV_COMM ? "is a communicator keyval, not a datatype one"
+                                  : "is a datatype keyval, not a communicator one";
+    if (is_predefined_key(k))
+        return kind == KV_COMM ? "is predefined" : "is a predefined communicator key";
+    return "is invalid or freed";
+}
+
+/* A NULL callback acts as the NULL_COPY_FN / NULL_DELETE_FN of its kind. `obj` is the MPI_Comm or
+ * MPI_Datatype the callback is called for. */
+static int kv_call_copy(const keyval *v, void *obj, int k, void *in, void *out, int *flag)
+{
+    if (v->kind == KV_COMM)
+        return v->copy.comm != NULL ? v->copy.comm(obj, k, v->extra, in, out, flag) : MPI_SUCCESS;
+    return v->copy.type != NULL ? v->copy.type(obj, k, v->extra, in, out, flag) : MPI_SUCCESS;
+}
+
+static int kv_call_delete(const keyval *v, void *obj, int k, void *val)
+{
+    if (v->kind == KV_COMM)
+        return v->del.comm != NULL ? v->del.comm(obj, k, val, v->extra) : MPI_SUCCESS;
+    return v->del.type != NULL ? v->del.type(obj, k, val, v->extra) : MPI_SUCCESS;
 }
 
 /* ---- the predefined callbacks ---- */
@@ -81,63 +120,97 @@ int credo_comm_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val, vo
     return MPI_SUCCESS;
 }
 
-/* ---- internal hooks (comm.c, comm_create.c, init.c) ---- */
+int credo_type_null_copy_fn(MPI_Datatype oldtype, int keyval, void *extra_state,
+                            void *attribute_val_in, void *attribute_val_out, int *flag)
+{
+    (void)oldtype, (void)keyval, (void)extra_state, (void)attribute_val_in, (void)attribute_val_out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
 
-/* Runs the copy callbacks of comm's attributes for its duplicate dup (oldest first, so dup's
- * list keeps the same order). 0 or the first callback's error; on error dup keeps what was copied
- * so far and the caller frees it through mpi_attr_delete_all. */
-int mpi_attr_copy_all(MPI_Comm comm, MPI_Comm dup)
+int credo_type_dup_fn(MPI_Datatype oldtype, int keyval, void *extra_state, void *attribute_val_in,
+                      void *attribute_val_out, int *flag)
+{
+    (void)oldtype, (void)keyval, (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int credo_type_null_delete_fn(MPI_Datatype datatype, int keyval, void *attribute_val,
+                              void *extra_state)
+{
+    (void)datatype, (void)keyval, (void)attribute_val, (void)extra_state;
+    return MPI_SUCCESS;
+}
+
+/* ---- attribute lists, whatever object holds them ---- */
+
+static struct credo_attr *attr_find(struct credo_attr *list, int k)
+{
+    for (struct credo_attr *a = list; a != NULL; a = a->next)
+        if (a->keyval == k)
+            return a;
+    return NULL;
+}
+
+/* Runs the copy callbacks of the attributes in `list` (of object `old`) and caches the results
+ * in *dst (oldest first, so the copy's list keeps the same order). 0 or the first callback's
+ * error; on error *dst keeps what was copied so far, for the caller to delete. The callbacks see
+ * a snapshot of the keys and values, so one that deletes attributes of `old` harms nothing. */
+static int attrs_copy(void *old, struct credo_attr *list, struct credo_attr **dst)
 {
     int n = 0;
-    for (struct credo_attr *a = comm->attrs; a != NULL; a = a->next)
+    for (struct credo_attr *a = list; a != NULL; a = a->next)
         n++;
     if (n == 0)
         return MPI_SUCCESS;
-    struct credo_attr **order = malloc((size_t)n * sizeof *order);
-    if (order == NULL)
+    struct credo_attr *snap = malloc((size_t)n * sizeof *snap);
+    if (snap == NULL)
         return MPI_ERR_NO_MEM;
     int i = n;
-    for (struct credo_attr *a = comm->attrs; a != NULL; a = a->next)
-        order[--i] = a;
+    for (struct credo_attr *a = list; a != NULL; a = a->next)
+        snap[--i] = *a;
     int rc = MPI_SUCCESS;
     for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        keyval *v = kv_get(order[i]->keyval);
+        int k = snap[i].keyval;
+        keyval *v = kv_get(k);
         void *out = NULL;
         int flag = 0;
-        if (v->copy != NULL)
-            rc = v->copy(comm, order[i]->keyval, v->extra, order[i]->val, &out, &flag);
-        if (rc != MPI_SUCCESS || !flag)
-            continue;
-        struct credo_attr *c = malloc(sizeof *c);
-        if (c == NULL) {
-            rc = MPI_ERR_NO_MEM;
-            break;
+        if (v == NULL)
+            continue; /* an earlier callback deleted the attribute and freed its keyval */
+        v->refs++; /* the callback may free the keyval and delete the attribute */
+        rc = kv_call_copy(v, old, k, snap[i].val, &out, &flag);
+        if (rc == MPI_SUCCESS && flag) {
+            struct credo_attr *c = malloc(sizeof *c);
+            if (c == NULL) {
+                rc = MPI_ERR_NO_MEM;
+            } else {
+                *c = (struct credo_attr){*dst, k, out};
+                *dst = c;
+                v->refs++;
+            }
         }
-        *c = (struct credo_attr){dup->attrs, order[i]->keyval, out};
-        dup->attrs = c;
-        v->refs++;
+        kv_unref(k);
     }
-    free(order);
+    free(snap);
     return rc;
 }
 
-/* Unlinks the attribute before its callback runs, so the callback may itself set or delete
- * attributes of comm. 0 or the callback's error. When the callback fails, keep_on_error puts the
- * attribute back (at the head of the list, unless the callback set the key anew), so a failed
- * MPI_Comm_delete_attr has no effect, as a failed MPI_Comm_set_attr keeps the old value; freeing
- * the communicator drops it either way, since keeping it would only call the callback again. */
-static int attr_drop(MPI_Comm comm, struct credo_attr **link, int keep_on_error)
+/* Unlinks the attribute at *link of obj's list *head before its callback runs, so the callback
+ * may itself set or delete attributes of obj. 0 or the callback's error. When the callback fails,
+ * keep_on_error puts the attribute back (at the head of the list, unless the callback set the key
+ * anew), so a failed delete_attr has no effect, as a failed set_attr keeps the old value; freeing
+ * the object drops it either way, since keeping it would only call the callback again. */
+static int attr_drop(void *obj, struct credo_attr **head, struct credo_attr **link,
+                     int keep_on_error)
 {
     struct credo_attr *a = *link;
     *link = a->next;
-    keyval *v = kv_get(a->keyval);
-    int rc = MPI_SUCCESS;
-    if (v->del != NULL)
-        rc = v->del(comm, a->keyval, a->val, v->extra);
-    void *now;
-    if (rc != MPI_SUCCESS && keep_on_error && !mpi_attr_lookup(comm, a->keyval, &now)) {
-        a->next = comm->attrs;
-        comm->attrs = a;
+    int rc = kv_call_delete(kv_get(a->keyval), obj, a->keyval, a->val);
+    if (rc != MPI_SUCCESS && keep_on_error && attr_find(*head, a->keyval) == NULL) {
+        a->next = *head;
+        *head = a;
         return rc;
     }
     kv_unref(a->keyval);
@@ -145,16 +218,172 @@ static int attr_drop(MPI_Comm comm, struct credo_attr **link, int keep_on_error)
     return rc;
 }
 
-/* Deletes every attribute of comm, newest first; returns the first callback error. */
-int mpi_attr_delete_all(MPI_Comm comm)
+/* Deletes every attribute of obj, newest first; returns the first callback error. */
+static int attrs_delete_all(void *obj, struct credo_attr **head)
 {
     int rc = MPI_SUCCESS;
-    while (comm->attrs != NULL) {
-        int r = attr_drop(comm, &comm->attrs, 0);
+    while (*head != NULL) {
+        int r = attr_drop(obj, head, head, 0);
         if (rc == MPI_SUCCESS)
             rc = r;
     }
     return rc;
+}
+
+/* Drops a list without running callbacks (MPI_Finalize, objects already gone). */
+static void attrs_discard(struct credo_attr *a)
+{
+    while (a != NULL) {
+        struct credo_attr *next = a->next;
+        kv_unref(a->keyval);
+        free(a);
+        a = next;
+    }
+}
+
+/* set_attr of user keyval k (valid, of obj's kind) on obj's list *head; errors are raised as fn's
+ * through errcomm's handler (world's for NULL). */
+static int attr_set(void *obj, struct credo_attr **head, int k, void *val, const char *fn,
+                    MPI_Comm errcomm)
+{
+    keyval *v = kv_get(k);
+    struct credo_attr *a = attr_find(*head, k);
+    if (a != NULL) {
+        /* As if delete_attr ran first: the old value's delete callback, then the new value in the
+         * same place. A failing callback leaves the old value. */
+        int rc = kv_call_delete(v, obj, k, a->val);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(errcomm, rc, fn, "delete callback of keyval %d failed (%d)", k, rc);
+        /* The callback may have deleted this very attribute (freeing `a`) or other ones, or
+         * freed the keyval: look again instead of writing through `a`. */
+        if ((a = attr_find(*head, k)) != NULL) {
+            a->val = val;
+            return MPI_SUCCESS;
+        }
+        if (kv_get(k) == NULL || kv_get(k)->freed)
+            return mpi_error(errcomm, MPI_ERR_KEYVAL, fn,
+                             "keyval %d was freed by its delete callback", k);
+        /* deleted by its callback: set it anew */
+    }
+    a = malloc(sizeof *a);
+    if (a == NULL)
+        return mpi_error(errcomm, MPI_ERR_NO_MEM, fn, "out of memory");
+    *a = (struct credo_attr){*head, k, val};
+    *head = a;
+    kv_get(k)->refs++;
+    return MPI_SUCCESS;
+}
+
+/* delete_attr of keyval k on obj's list *head. Deleting a key that is not set is not an error
+ * (nothing to delete; the standard names no error for it and MPICH accepts it too). */
+static int attr_delete(void *obj, struct credo_attr **head, int k, const char *fn, MPI_Comm errcomm)
+{
+    for (struct credo_attr **link = head; *link != NULL; link = &(*link)->next) {
+        if ((*link)->keyval != k)
+            continue;
+        int rc = attr_drop(obj, head, link, 1);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(errcomm, rc, fn, "delete callback of keyval %d failed (%d)", k, rc);
+        return MPI_SUCCESS;
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- the datatypes' lists: a side table keyed by handle ----
+ * struct credo_datatype has no room for a list (its layout is part of the ABI: the predefined
+ * types are exported data), so a chained hash table maps a type to its entry. Entries are
+ * allocated one by one and never move, so a list head stays valid while callbacks add or remove
+ * other entries; one is removed when it holds nothing (outside callbacks) or its type dies. */
+
+typedef struct type_entry {
+    struct type_entry *next;   /* hash chain */
+    MPI_Datatype dt;
+    struct credo_attr *attrs;
+    int extra;                 /* live handles MPI_Type_get_contents added beyond the first */
+} type_entry;
+
+static type_entry **tt_bucket;
+static size_t tt_nbuckets, tt_count;
+/* Callbacks running: entries are not removed meanwhile (an outer call may hold one). */
+static int tt_busy;
+
+static size_t tt_slot(MPI_Datatype dt, size_t nbuckets)
+{
+    uint64_t h = (uint64_t)(uintptr_t)dt * 0x9E3779B97F4A7C15u;
+    return (size_t)(h >> 32) & (nbuckets - 1);
+}
+
+static type_entry *tt_find(MPI_Datatype dt)
+{
+    if (tt_count == 0)
+        return NULL;
+    for (type_entry *e = tt_bucket[tt_slot(dt, tt_nbuckets)]; e != NULL; e = e->next)
+        if (e->dt == dt)
+            return e;
+    return NULL;
+}
+
+/* dt's entry, created if needed; NULL when out of memory. */
+static type_entry *tt_get(MPI_Datatype dt)
+{
+    type_entry *e = tt_find(dt);
+    if (e != NULL)
+        return e;
+    if (tt_count >= tt_nbuckets) {
+        /* Load factor 1: double (the chains are relinked, the entries stay where they are). */
+        size_t n = tt_nbuckets ? 2 * tt_nbuckets : 16;
+        type_entry **b = calloc(n, sizeof *b);
+        if (b == NULL)
+            return NULL;
+        for (size_t i = 0; i < tt_nbuckets; i++)
+            while (tt_bucket[i] != NULL) {
+                type_entry *m = tt_bucket[i];
+                tt_bucket[i] = m->next;
+                m->next = b[tt_slot(m->dt, n)];
+                b[tt_slot(m->dt, n)] = m;
+            }
+        free(tt_bucket);
+        tt_bucket = b;
+        tt_nbuckets = n;
+    }
+    if ((e = calloc(1, sizeof *e)) == NULL)
+        return NULL;
+    e->dt = dt;
+    size_t s = tt_slot(dt, tt_nbuckets);
+    e->next = tt_bucket[s];
+    tt_bucket[s] = e;
+    tt_count++;
+    return e;
+}
+
+static void tt_remove(type_entry *e)
+{
+    type_entry **link = &tt_bucket[tt_slot(e->dt, tt_nbuckets)];
+    while (*link != e)
+        link = &(*link)->next;
+    *link = e->next;
+    tt_count--;
+    free(e);
+}
+
+/* Removes dt's entry if it holds nothing and no callback is running. */
+static void tt_prune(MPI_Datatype dt)
+{
+    type_entry *e = tt_find(dt);
+    if (e != NULL && e->attrs == NULL && e->extra == 0 && tt_busy == 0)
+        tt_remove(e);
+}
+
+/* ---- internal hooks (comm.c, comm_create.c, intercomm.c, init.c; datatype*.c) ---- */
+
+int mpi_attr_copy_all(MPI_Comm comm, MPI_Comm dup)
+{
+    return attrs_copy(comm, comm->attrs, &dup->attrs);
+}
+
+int mpi_attr_delete_all(MPI_Comm comm)
+{
+    return attrs_delete_all(comm, &comm->attrs);
 }
 
 /* MPI_Finalize's first step (MPI-3.1 §8.7.1): COMM_SELF's attributes are deleted as if
@@ -168,10 +397,20 @@ int mpi_attr_finalize_comms(void)
     return rc != MPI_SUCCESS ? rc : rw;
 }
 
-/* After the last MPI call: the keyval table (attributes of communicators the program never freed
- * are leaked with those communicators). */
+/* After the last MPI call: the datatypes' lists (no callbacks: the attributes of predefined types
+ * and of derived types the program never freed go with the library) and the keyval table. */
 void mpi_attr_finalize(void)
 {
+    for (size_t i = 0; i < tt_nbuckets; i++)
+        while (tt_bucket[i] != NULL) {
+            type_entry *e = tt_bucket[i];
+            tt_bucket[i] = e->next;
+            attrs_discard(e->attrs);
+            free(e);
+        }
+    free(tt_bucket);
+    tt_bucket = NULL;
+    tt_nbuckets = tt_count = 0;
     for (int i = 0; i < kv_n; i++)
         free(kv_table[i]);
     free(kv_table);
@@ -182,17 +421,78 @@ void mpi_attr_finalize(void)
 /* The user attribute behind (comm, keyval) for MPI_Comm_get_attr: 1 and *val if set. */
 int mpi_attr_lookup(MPI_Comm comm, int k, void **val)
 {
-    for (struct credo_attr *a = comm->attrs; a != NULL; a = a->next)
-        if (a->keyval == k) {
-            *val = a->val;
-            return 1;
-        }
-    return 0;
+    struct credo_attr *a = attr_find(comm->attrs, k);
+    if (a != NULL)
+        *val = a->val;
+    return a != NULL;
 }
 
+/* For MPI_Comm_get_attr: a live communicator keyval (a datatype keyval is not one). */
 int mpi_attr_keyval_ok(int k)
 {
-    return kv_user(k) != NULL;
+    return kv_user(k, KV_COMM) != NULL;
+}
+
+int dt_attr_copy(MPI_Datatype old, MPI_Datatype dup)
+{
+    type_entry *from = tt_find(old);
+    if (from == NULL || from->attrs == NULL)
+        return MPI_SUCCESS;
+    type_entry *to = tt_get(dup);
+    if (to == NULL)
+        return MPI_ERR_NO_MEM;
+    tt_busy++;
+    int rc = attrs_copy(old, from->attrs, &to->attrs);
+    tt_busy--;
+    tt_prune(dup);
+    return rc;
+}
+
+/* A handle is freed. While MPI_Type_get_contents handed out more handles to the same object, this
+ * only drops one; the last one runs the delete callbacks (MPI 3.1 §6.7.4: on MPI_TYPE_FREE). */
+int dt_attr_free(MPI_Datatype dt)
+{
+    if (dt->flags & DT_F_PREDEF)
+        return MPI_SUCCESS; /* never freed: its handles are not counted */
+    type_entry *e = tt_find(dt);
+    if (e != NULL && e->extra > 0) {
+        e->extra--;
+        tt_prune(dt);
+        return MPI_SUCCESS;
+    }
+    dt->flags |= DT_F_FREED;
+    if (e == NULL)
+        return MPI_SUCCESS;
+    tt_busy++;
+    int rc = attrs_delete_all(dt, &e->attrs);
+    tt_busy--;
+    tt_prune(dt);
+    return rc;
+}
+
+int dt_attr_handle_add(MPI_Datatype dt)
+{
+    if (dt->flags & DT_F_PREDEF)
+        return MPI_SUCCESS;
+    if (dt->flags & DT_F_FREED) {
+        /* every earlier handle was freed: this one is the only live handle */
+        dt->flags &= (uint16_t)~DT_F_FREED;
+        return MPI_SUCCESS;
+    }
+    type_entry *e = tt_get(dt);
+    if (e == NULL)
+        return MPI_ERR_NO_MEM;
+    e->extra++;
+    return MPI_SUCCESS;
+}
+
+void dt_attr_forget(MPI_Datatype dt)
+{
+    type_entry *e = tt_find(dt);
+    if (e != NULL) {
+        attrs_discard(e->attrs);
+        tt_remove(e);
+    }
 }
 
 /* ---- bindings ---- */
@@ -203,15 +503,11 @@ int mpi_attr_keyval_ok(int k)
             return mpi_not_ready(fn);                                                              \
     } while (0)
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-                           void *extra_state)
+/* Registers keyval v (callbacks, kind and extra state filled in by the binding) as *out. */
+static int kv_create(keyval v, int *out, const char *fn)
 {
-    MPI_ENTER();
-    static const char fn[] = "MPI_Comm_create_keyval";
-    READY_CHECK(fn);
-    if (comm_keyval == NULL)
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "comm_keyval is NULL");
+    if (out == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "keyval pointer is NULL");
     if (kv_n == kv_cap) {
         int cap = kv_cap ? 2 * kv_cap : 16;
         keyval **t = realloc(kv_table, (size_t)cap * sizeof *t);
@@ -220,14 +516,41 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
         kv_table = t;
         kv_cap = cap;
     }
-    keyval *v = malloc(sizeof *v);
-    if (v == NULL)
+    keyval *p = malloc(sizeof *p);
+    if (p == NULL)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    /* NULL callbacks act as MPI_COMM_NULL_COPY_FN / MPI_COMM_NULL_DELETE_FN. */
-    *v = (keyval){comm_copy_attr_fn, comm_delete_attr_fn, extra_state, 1, 0};
-    kv_table[kv_n] = v;
-    *comm_keyval = KEYVAL_BASE + kv_n++;
+    *p = v;
+    p->refs = 1;
+    p->freed = 0;
+    kv_table[kv_n] = p;
+    *out = KEYVAL_BASE + kv_n++;
     return MPI_SUCCESS;
+}
+
+static int kv_free(enum kv_kind kind, int *k, const char *fn)
+{
+    if (k == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "keyval pointer is NULL");
+    keyval *v = kv_user(*k, kind);
+    if (v == NULL)
+        return mpi_error(NULL, MPI_ERR_KEYVAL, fn, "keyval %d %s", *k, kv_why(*k, kind));
+    /* Attributes still cached with it keep it (and their delete callback) alive. */
+    v->freed = 1;
+    kv_unref(*k);
+    *k = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Comm_create_keyval";
+    READY_CHECK(fn);
+    return kv_create((keyval){.kind = KV_COMM, .copy.comm = comm_copy_attr_fn,
+                              .del.comm = comm_delete_attr_fn, .extra = extra_state},
+                     comm_keyval, fn);
 }
 
 int MPI_Comm_free_keyval(int *comm_keyval)
@@ -235,18 +558,7 @@ int MPI_Comm_free_keyval(int *comm_keyval)
     MPI_ENTER();
     static const char fn[] = "MPI_Comm_free_keyval";
     READY_CHECK(fn);
-    if (comm_keyval == NULL)
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "comm_keyval is NULL");
-    keyval *v = kv_user(*comm_keyval);
-    if (v == NULL)
-        return mpi_error(NULL, MPI_ERR_KEYVAL, fn, "invalid %s keyval %d",
-                         is_predefined_key(*comm_keyval) ? "(predefined)" : "or freed",
-                         *comm_keyval);
-    /* Attributes still cached with it keep it (and their delete callback) alive. */
-    v->freed = 1;
-    kv_unref(*comm_keyval);
-    *comm_keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
+    return kv_free(KV_COMM, comm_keyval, fn);
 }
 
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
@@ -256,44 +568,13 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     READY_CHECK(fn);
     if (!comm_ok(comm))
         return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    keyval *v = kv_user(comm_keyval);
-    if (v == NULL)
-        return mpi_error(comm, MPI_ERR_KEYVAL, fn, "%s keyval %d",
-                         is_predefined_key(comm_keyval) ? "cannot set predefined"
-                                                        : "invalid or freed",
-                         comm_keyval);
-    for (struct credo_attr *a = comm->attrs; a != NULL; a = a->next) {
-        if (a->keyval != comm_keyval)
-            continue;
-        /* As if MPI_Comm_delete_attr ran first: the old value's delete callback, then the new
-         * value in the same place. A failing callback leaves the old value. */
-        int rc = v->del != NULL ? v->del(comm, comm_keyval, a->val, v->extra) : MPI_SUCCESS;
-        if (rc != MPI_SUCCESS)
-            return mpi_error(comm, rc, fn, "delete callback of keyval %d failed (%d)",
-                             comm_keyval, rc);
-        /* The callback may have deleted this very attribute (freeing `a`) or other ones, or
-         * freed the keyval: look again instead of writing through `a`. */
-        for (struct credo_attr *b = comm->attrs; b != NULL; b = b->next)
-            if (b->keyval == comm_keyval) {
-                b->val = attribute_val;
-                return MPI_SUCCESS;
-            }
-        if ((v = kv_user(comm_keyval)) == NULL)
-            return mpi_error(comm, MPI_ERR_KEYVAL, fn, "keyval %d was freed by its delete callback",
-                             comm_keyval);
-        break; /* deleted by its callback: set it anew */
-    }
-    struct credo_attr *a = malloc(sizeof *a);
-    if (a == NULL)
-        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    *a = (struct credo_attr){comm->attrs, comm_keyval, attribute_val};
-    comm->attrs = a;
-    v->refs++;
-    return MPI_SUCCESS;
+    if (kv_user(comm_keyval, KV_COMM) == NULL)
+        return mpi_error(comm, MPI_ERR_KEYVAL, fn, "keyval %d %s", comm_keyval,
+                         is_predefined_key(comm_keyval) ? "is predefined: it cannot be set"
+                                                        : kv_why(comm_keyval, KV_COMM));
+    return attr_set(comm, &comm->attrs, comm_keyval, attribute_val, fn, comm);
 }
 
-/* Deleting a key that is not set is not an error (nothing to delete; the standard names no error
- * for it and MPICH accepts it too). */
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     MPI_ENTER();
@@ -303,21 +584,99 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
         return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
     /* A freed keyval whose attributes are still cached is valid here: deleting them is how the
      * program releases those references (MPI 3.1 6.7.2, MPI_COMM_FREE_KEYVAL). */
-    if (kv_get(comm_keyval) == NULL)
-        return mpi_error(comm, MPI_ERR_KEYVAL, fn, "%s keyval %d",
-                         is_predefined_key(comm_keyval) ? "cannot delete predefined"
-                                                        : "invalid or freed",
-                         comm_keyval);
-    for (struct credo_attr **link = &comm->attrs; *link != NULL; link = &(*link)->next) {
-        if ((*link)->keyval != comm_keyval)
-            continue;
-        int rc = attr_drop(comm, link, 1);
-        if (rc != MPI_SUCCESS)
-            return mpi_error(comm, rc, fn, "delete callback of keyval %d failed (%d)",
-                             comm_keyval, rc);
-        return MPI_SUCCESS;
-    }
+    keyval *v = kv_get(comm_keyval);
+    if (v == NULL || v->kind != KV_COMM)
+        return mpi_error(comm, MPI_ERR_KEYVAL, fn, "keyval %d %s", comm_keyval,
+                         is_predefined_key(comm_keyval) ? "is predefined: it cannot be deleted"
+                                                        : kv_why(comm_keyval, KV_COMM));
+    return attr_delete(comm, &comm->attrs, comm_keyval, fn, comm);
+}
+
+/* Datatype attributes (MPI 3.1 §6.7.4) work as the communicator ones. Predefined types take them
+ * too; they are never freed, so their attributes stay until MPI_Finalize, which drops them
+ * without calling the delete callbacks. Errors go to MPI_COMM_WORLD's handler. */
+
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_create_keyval";
+    READY_CHECK(fn);
+    return kv_create((keyval){.kind = KV_TYPE, .copy.type = type_copy_attr_fn,
+                              .del.type = type_delete_attr_fn, .extra = extra_state},
+                     type_keyval, fn);
+}
+
+int MPI_Type_free_keyval(int *type_keyval)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_free_keyval";
+    READY_CHECK(fn);
+    return kv_free(KV_TYPE, type_keyval, fn);
+}
+
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_set_attr";
+    READY_CHECK(fn);
+    if (!dt_live(datatype))
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (kv_user(type_keyval, KV_TYPE) == NULL)
+        return mpi_error(NULL, MPI_ERR_KEYVAL, fn, "keyval %d %s", type_keyval,
+                         kv_why(type_keyval, KV_TYPE));
+    type_entry *e = tt_get(datatype);
+    if (e == NULL)
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    tt_busy++;
+    int rc = attr_set(datatype, &e->attrs, type_keyval, attribute_val, fn, NULL);
+    tt_busy--;
+    tt_prune(datatype);
+    return rc;
+}
+
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_get_attr";
+    READY_CHECK(fn);
+    if (!dt_live(datatype))
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (attribute_val == NULL || flag == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    if (kv_user(type_keyval, KV_TYPE) == NULL)
+        return mpi_error(NULL, MPI_ERR_KEYVAL, fn, "keyval %d %s", type_keyval,
+                         kv_why(type_keyval, KV_TYPE));
+    type_entry *e = tt_find(datatype);
+    struct credo_attr *a = e != NULL ? attr_find(e->attrs, type_keyval) : NULL;
+    /* The value itself, not a pointer to it (there are no predefined datatype keys). */
+    if (a != NULL)
+        *(void **)attribute_val = a->val;
+    *flag = a != NULL;
     return MPI_SUCCESS;
+}
+
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_delete_attr";
+    READY_CHECK(fn);
+    if (!dt_live(datatype))
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    /* As for communicators, a freed keyval with attributes still cached is valid here. */
+    keyval *v = kv_get(type_keyval);
+    if (v == NULL || v->kind != KV_TYPE)
+        return mpi_error(NULL, MPI_ERR_KEYVAL, fn, "keyval %d %s", type_keyval,
+                         kv_why(type_keyval, KV_TYPE));
+    type_entry *e = tt_find(datatype);
+    if (e == NULL)
+        return MPI_SUCCESS;
+    tt_busy++;
+    int rc = attr_delete(datatype, &e->attrs, type_keyval, fn, NULL);
+    tt_busy--;
+    tt_prune(datatype);
+    return rc;
 }
 
 /* ---- MPI-1 names (deprecated in MPI-2, removed in MPI-3 but still used by old libraries) ---- */
@@ -352,6 +711,11 @@ CREDO_PMPI(MPI_Comm_create_keyval)
 CREDO_PMPI(MPI_Comm_free_keyval)
 CREDO_PMPI(MPI_Comm_set_attr)
 CREDO_PMPI(MPI_Comm_delete_attr)
+CREDO_PMPI(MPI_Type_create_keyval)
+CREDO_PMPI(MPI_Type_free_keyval)
+CREDO_PMPI(MPI_Type_set_attr)
+CREDO_PMPI(MPI_Type_get_attr)
+CREDO_PMPI(MPI_Type_delete_attr)
 CREDO_PMPI(MPI_Keyval_create)
 CREDO_PMPI(MPI_Keyval_free)
 CREDO_PMPI(MPI_Attr_put)

@@ -152,6 +152,8 @@ void dt_release(MPI_Datatype dt)
         return;
     if (--dt->refcount == 0) {
         dt->magic = DEAD_MAGIC;
+        /* A later type may get this address: attr.c's side table must not outlive the object. */
+        dt_attr_forget(dt);
         /* Releases the component types the constructor arguments hold. */
         dt_contents_free(dt->contents);
         if (dt->flags & DT_F_NAME_OWNED)
@@ -726,12 +728,22 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     memcpy(blocks, oldtype->blocks, (size_t)oldtype->nblocks * sizeof *blocks);
     dt->blocks = blocks;
     /* Same typemap, bounds and committed state; not the name (set per handle) nor the record. */
-    dt->flags &= (uint16_t) ~(DT_F_PREDEF | DT_F_NAME_OWNED);
+    dt->flags &= (uint16_t) ~(DT_F_PREDEF | DT_F_NAME_OWNED | DT_F_FREED);
     dt->refcount = 1;
     dt->name = NULL;
     c->types[0] = oldtype;
     dt_retain(oldtype);
     dt->contents = c;
+    /* The copy callbacks decide which attributes the duplicate gets (MPI 3.1 §6.7.4). When one
+     * fails, the copies made so far are deleted with the duplicate and newtype is
+     * MPI_DATATYPE_NULL, as a failed MPI_Comm_dup leaves MPI_COMM_NULL. */
+    int rc = dt_attr_copy(oldtype, dt);
+    if (rc != MPI_SUCCESS) {
+        dt_attr_free(dt);
+        dt_release(dt);
+        *newtype = MPI_DATATYPE_NULL;
+        return mpi_error(NULL, rc, fn, "attribute copy callback failed (%d)", rc);
+    }
     *newtype = dt;
     return MPI_SUCCESS;
 }
@@ -757,8 +769,13 @@ int MPI_Type_free(MPI_Datatype *datatype)
     if ((*datatype)->flags & DT_F_PREDEF)
         return mpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "cannot free predefined %s",
                          (*datatype)->name);
+    /* Delete callbacks see a valid type; they all run even if one fails, and the type is freed
+     * either way (as MPI_Comm_free does). */
+    int rc = dt_attr_free(*datatype);
     dt_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
+    if (rc != MPI_SUCCESS)
+        return mpi_error(NULL, rc, "MPI_Type_free", "attribute delete callback failed (%d)", rc);
     return MPI_SUCCESS;
 }
 

@@ -93,8 +93,16 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     if (c->na > 0)
         memcpy(array_of_addresses, c->aints, (size_t)c->na * sizeof *c->aints);
     /* A derived type comes back as a new reference the caller frees with MPI_Type_free (handles
-     * are the objects, so the "new" handle is the same object with its count raised); a predefined
+     * are the objects, so the "new" handle is the same object with its count raised, and attr.c
+     * counts it so that freeing it leaves the attributes to the other handles); a predefined
      * type comes back as itself. */
+    for (int i = 0; i < c->nd; i++) {
+        if (dt_attr_handle_add(c->types[i]) != MPI_SUCCESS) {
+            while (i-- > 0)
+                dt_attr_free(c->types[i]); /* only drops the count just added: no callbacks */
+            return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        }
+    }
     for (int i = 0; i < c->nd; i++) {
         dt_retain(c->types[i]);
         array_of_datatypes[i] = c->types[i];

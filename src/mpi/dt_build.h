@@ -1,5 +1,6 @@
-/* src/mpi/dt_build.h — what the datatype constructor files share: the builder that flattens a new
- * type into byte blocks, and the record of constructor arguments behind MPI_Type_get_contents. */
+/* src/mpi/dt_build.h — what the datatype files share: the builder that flattens a new type into
+ * byte blocks, the record of constructor arguments behind MPI_Type_get_contents, and the hooks of
+ * attribute caching (attr.c) into a type's life. */
 #ifndef CREDO_MPI_DT_BUILD_H
 #define CREDO_MPI_DT_BUILD_H
 
@@ -69,6 +70,26 @@ static inline int dt_aint_add(MPI_Aint a, MPI_Aint b, MPI_Aint *out)
 {
     return !__builtin_add_overflow(a, b, out);
 }
+
+/* ---- attributes on datatypes (attr.c); returns are MPI classes, not reported ----
+ * A type's attributes live in attr.c's side table, keyed by handle. They belong to the object, and
+ * credo's handles are the objects: MPI_Type_get_contents hands out the same object again, so
+ * attr.c counts the handles it added, and MPI_Type_free deletes the attributes (running their
+ * callbacks) only when it frees the last live handle. */
+
+/* A flag of credo_datatype.flags next to mpi_impl.h's DT_F_*: every handle to the object was
+ * freed (it lives on for types built from it or pending requests). */
+enum { DT_F_FREED = 32 };
+
+/* MPI_Type_dup: runs old's copy callbacks for its duplicate dup. 0 or the first callback's error;
+ * dup then keeps what was copied so far, for dt_attr_free to delete. */
+int dt_attr_copy(MPI_Datatype old, MPI_Datatype dup);
+/* MPI_Type_free of a handle to dt, before its release: 0 or the first delete callback's error. */
+int dt_attr_free(MPI_Datatype dt);
+/* MPI_Type_get_contents hands out one more handle to dt: 0 or MPI_ERR_NO_MEM. */
+int dt_attr_handle_add(MPI_Datatype dt);
+/* dt is destroyed: drops whatever attr.c still holds for it, without callbacks. */
+void dt_attr_forget(MPI_Datatype dt);
 
 /* Constructors accept committed or uncommitted (but live) old types. */
 static inline int dt_live(MPI_Datatype d)
