@@ -165,7 +165,8 @@ enum {
     REQ_F_PACKED = 2,      /* owns a temporary buffer (and a datatype reference) */
     REQ_F_RECV = 4,
     REQ_F_PERSIST = 8,     /* persistent: finishing it makes it inactive, never frees it */
-    REQ_F_INACTIVE = 16    /* persistent and not started (or finished since) */
+    REQ_F_INACTIVE = 16,   /* persistent and not started (or finished since) */
+    REQ_F_GREQ = 32        /* generalized request (greq.c): status and freeing by callbacks */
 };
 
 #define REQ_COMM(r) ((MPI_Comm)(r)->upper)
@@ -308,6 +309,15 @@ void mpi_status_empty(MPI_Status *st);
 void mpi_persist_free(p2p_req *r);
 /* MPI_Cancel of a persistent request: cancels its running receive, if any. */
 void mpi_persist_cancel(p2p_req *r);
+
+/* ---- generalized requests (greq.c) ---- */
+
+/* The status query_fn gives (into st, which may be MPI_STATUS_IGNORE); returns its error code. */
+int mpi_greq_status(p2p_req *r, MPI_Status *st);
+/* The program is done with r (a wait/test finished it, or MPI_Request_free): free_fn runs now if
+ * MPI_Grequest_complete was called, else when it is. Then p2p_req_free. */
+void mpi_greq_release(p2p_req *r);
+void mpi_greq_cancel(p2p_req *r);
 
 /* ---- persistent collectives (persist_coll.c: arguments and starts; persist.c: the handle) ---- */
 

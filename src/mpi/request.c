@@ -25,6 +25,8 @@ static int req_status(p2p_req *r, MPI_Status *st)
     uint64_t f = r->upper_data[0];
     if (unlikely(f & REQ_F_PACKED))
         mpi_req_packed_hook(r);
+    if (unlikely(f & REQ_F_GREQ))
+        return mpi_greq_status(r, st);
     int err = likely(r->status.error == P2P_OK) ? MPI_SUCCESS : mpi_err_of_p2p(r->status.error);
     if (st == MPI_STATUS_IGNORE)
         return err;
@@ -50,7 +52,10 @@ static int req_status(p2p_req *r, MPI_Status *st)
 int mpi_req_finish(p2p_req *r, MPI_Status *st)
 {
     int err = req_status(r, st);
-    p2p_req_free(r);
+    if (unlikely(REQ_FLAGS(r) & REQ_F_GREQ))
+        mpi_greq_release(r);
+    else
+        p2p_req_free(r);
     return err;
 }
 
@@ -399,7 +404,10 @@ int MPI_Request_free(MPI_Request *request)
     /* p2p keeps a pending request until it completes; its hook still unpacks and frees. Nobody
      * reads its status any more, so the communicator reference goes now. */
     MPI_Comm comm = REQ_COMM(AS_P2P(*request));
-    p2p_req_free(AS_P2P(*request));
+    if (REQ_FLAGS(AS_P2P(*request)) & REQ_F_GREQ)
+        mpi_greq_release(AS_P2P(*request));
+    else
+        p2p_req_free(AS_P2P(*request));
     *request = MPI_REQUEST_NULL;
     mpi_comm_release(comm);
     return MPI_SUCCESS;
@@ -441,6 +449,10 @@ int MPI_Cancel(MPI_Request *request)
     p2p_req *r = AS_P2P(*request);
     if (REQ_FLAGS(r) & REQ_F_PERSIST) {
         mpi_persist_cancel(r);
+        return MPI_SUCCESS;
+    }
+    if (REQ_FLAGS(r) & REQ_F_GREQ) {
+        mpi_greq_cancel(r);
         return MPI_SUCCESS;
     }
     /* A receive not yet matched is cancelled at once; a send while nothing of it reached the
