@@ -149,13 +149,22 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
     /* A dup keeps the topology (MPI standard); comm_new zeroed c->topo. */
-    if (comm_index(c) != 0 || mpi_comm_hints_merge(c, comm->info) != MPI_SUCCESS ||
-        (comm->topo && (c->topo = mpi_topo_dup(comm->topo)) == NULL)) {
+    if (comm_index(c) != 0 || (comm->topo && (c->topo = mpi_topo_dup(comm->topo)) == NULL)) {
+        mpi_comm_destroy(c);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    return comm_dup_finish(fn, comm, c, newcomm);
+}
+
+int comm_dup_finish(const char *fn, MPI_Comm comm, struct credo_comm *c, MPI_Comm *newcomm)
+{
+    if (mpi_comm_hints_merge(c, comm->info) != MPI_SUCCESS) {
         mpi_comm_destroy(c);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     /* The duplicate gets the parent's hints and whatever the copy callbacks cache (attr.c). */
-    if ((rc = mpi_attr_copy_all(comm, c)) != MPI_SUCCESS) {
+    int rc = mpi_attr_copy_all(comm, c);
+    if (rc != MPI_SUCCESS) {
         mpi_attr_delete_all(c);
         mpi_comm_destroy(c);
         return mpi_error(comm, rc, fn, "attribute copy callback failed (%d)", rc);
@@ -164,11 +173,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-typedef struct split_entry {
-    int color, key, rank;
-} split_entry;
-
-static int split_cmp(const void *a, const void *b)
+int comm_split_cmp(const void *a, const void *b)
 {
     const split_entry *x = a, *y = b;
     if (x->key != y->key)
@@ -218,7 +223,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    qsort(members, (size_t)m, sizeof *members, split_cmp);
+    qsort(members, (size_t)m, sizeof *members, comm_split_cmp);
     struct credo_comm *c = comm_new(comm, ctx, m);
     if (c == NULL) {
         free(members);

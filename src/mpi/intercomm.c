@@ -302,43 +302,21 @@ int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm)
     credo_mpi.next_ctx = ctx + INTER_CTX_IDS;
     struct credo_comm *c = inter_new(comm, ctx, comm->local->world_of, comm->size, comm->world_of,
                                      comm->remote_size);
-    if (c == NULL || mpi_comm_hints_merge(c, comm->info) != MPI_SUCCESS) {
-        if (c)
-            mpi_comm_destroy(c);
+    if (c == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    if ((rc = mpi_attr_copy_all(comm, c)) != MPI_SUCCESS) {
-        mpi_attr_delete_all(c);
-        mpi_comm_destroy(c);
-        return mpi_error(comm, rc, fn, "attribute copy callback failed (%d)", rc);
-    }
-    *newcomm = c;
-    return MPI_SUCCESS;
-}
-
-typedef struct inter_member {
-    int key, rank;
-} inter_member;
-
-static int member_cmp(const void *a, const void *b)
-{
-    const inter_member *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
+    return comm_dup_finish(fn, comm, c, newcomm);
 }
 
 /* The members of one group whose entry (stride ints per member, at `at`) equals `want`, as job
  * ranks ordered by the entry at `key` (then by rank); returns how many. */
 static int pick_members(const int *all, int stride, int n, int at, int want, int key,
-                        const int *world_of, inter_member *tmp, int *out)
+                        const int *world_of, split_entry *tmp, int *out)
 {
     int k = 0;
     for (int r = 0; r < n; r++)
         if (all[(size_t)r * (size_t)stride + (size_t)at] == want)
-            tmp[k++] = (inter_member){key >= 0 ? all[(size_t)r * (size_t)stride + (size_t)key] : 0,
-                                      r};
-    qsort(tmp, (size_t)k, sizeof *tmp, member_cmp);
+            tmp[k++] = (split_entry){want, all[(size_t)r * (size_t)stride + (size_t)key], r};
+    qsort(tmp, (size_t)k, sizeof *tmp, comm_split_cmp);
     for (int i = 0; i < k; i++)
         out[i] = world_of[tmp[i].rank];
     return k;
@@ -370,7 +348,7 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
         return MPI_SUCCESS;
     }
     int big = n > m ? n : m;
-    inter_member *tmp = malloc((size_t)big * sizeof *tmp);
+    split_entry *tmp = malloc((size_t)big * sizeof *tmp);
     int *lw = malloc((size_t)n * sizeof(int)), *rw = malloc((size_t)(m ? m : 1) * sizeof(int));
     struct credo_comm *c = NULL;
     rc = MPI_ERR_NO_MEM;

@@ -349,6 +349,14 @@ void mpi_comm_finalize(void);
  * (world_of to be filled by the caller), then its rank tables and collectives. */
 struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size);
 int comm_index(struct credo_comm *c);
+/* The end of every dup: c gets comm's hints and the attributes its copy callbacks cache, then
+ * becomes *newcomm; on failure c is destroyed and the error raised as fn's. */
+int comm_dup_finish(const char *fn, MPI_Comm comm, struct credo_comm *c, MPI_Comm *newcomm);
+/* Members of a split: ordered by key, then by rank in the parent (qsort comparator). */
+typedef struct split_entry {
+    int color, key, rank;
+} split_entry;
+int comm_split_cmp(const void *a, const void *b);
 
 /* ---- intercommunicators (intercomm.c) ---- */
 

@@ -487,6 +487,32 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
     return MPI_SUCCESS;
 }
 
+/* The checks both directions share: the datarep, the user-side buffer (count elements of dt),
+ * the packed side (xsize bytes, *position into it), and that the n external32 bytes of the data
+ * fit there. 0 and *n, or the raised error. */
+static int ext_prologue(const char *fn, int to_ext, const char datarep[], const void *ubuf,
+                        int count, MPI_Datatype dt, const void *xbuf, MPI_Aint xsize,
+                        const MPI_Aint *position, uint64_t *n)
+{
+    int rc;
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if ((rc = datarep_check(datarep, fn)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = mpi_check_buf(NULL, fn, ubuf, count, dt)) != MPI_SUCCESS)
+        return rc;
+    if (position == NULL || *position < 0 || xsize < 0 || (xbuf == NULL && xsize > 0))
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid %s buffer or position",
+                         to_ext ? "output" : "input");
+    if ((rc = ext_bytes(fn, dt, count, n)) != MPI_SUCCESS)
+        return rc;
+    if (*position > xsize || *n > (uint64_t)(xsize - *position))
+        return mpi_error(NULL, MPI_ERR_TRUNCATE, fn, "%llu bytes %s position %lld of %lld",
+                         (unsigned long long)*n, to_ext ? "do not fit at" : "requested at",
+                         (long long)*position, (long long)xsize);
+    return MPI_SUCCESS;
+}
+
 /* On a conversion error the output holds what was converted before it, and position does not
  * move (likewise for MPI_Unpack_external). */
 int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
@@ -494,24 +520,10 @@ int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Pack_external";
-    int rc;
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if ((rc = datarep_check(datarep, fn)) != MPI_SUCCESS)
-        return rc;
-    if ((rc = mpi_check_buf(NULL, fn, inbuf, incount, datatype)) != MPI_SUCCESS)
-        return rc;
-    if (position == NULL || *position < 0 || outsize < 0 || (outbuf == NULL && outsize > 0))
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid output buffer or position");
     uint64_t n;
-    if ((rc = ext_bytes(fn, datatype, incount, &n)) != MPI_SUCCESS)
+    int rc = ext_prologue(fn, 1, datarep, inbuf, incount, datatype, outbuf, outsize, position, &n);
+    if (rc != MPI_SUCCESS || n == 0)
         return rc;
-    if (*position > outsize || n > (uint64_t)(outsize - *position))
-        return mpi_error(NULL, MPI_ERR_TRUNCATE, fn,
-                         "%llu bytes do not fit at position %lld of %lld", (unsigned long long)n,
-                         (long long)*position, (long long)outsize);
-    if (n == 0)
-        return MPI_SUCCESS;
     xwalk w = {.out = (unsigned char *)outbuf + *position, .to_ext = 1};
     if ((rc = pack_elems(&w, inbuf, (size_t)incount, datatype)) != MPI_SUCCESS)
         return conv_error(fn, rc, &w);
@@ -524,24 +536,10 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Unpack_external";
-    int rc;
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if ((rc = datarep_check(datarep, fn)) != MPI_SUCCESS)
-        return rc;
-    if ((rc = mpi_check_buf(NULL, fn, outbuf, outcount, datatype)) != MPI_SUCCESS)
-        return rc;
-    if (position == NULL || *position < 0 || insize < 0 || (inbuf == NULL && insize > 0))
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid input buffer or position");
     uint64_t n;
-    if ((rc = ext_bytes(fn, datatype, outcount, &n)) != MPI_SUCCESS)
+    int rc = ext_prologue(fn, 0, datarep, outbuf, outcount, datatype, inbuf, insize, position, &n);
+    if (rc != MPI_SUCCESS || n == 0)
         return rc;
-    if (*position > insize || n > (uint64_t)(insize - *position))
-        return mpi_error(NULL, MPI_ERR_TRUNCATE, fn,
-                         "%llu bytes requested at position %lld of %lld", (unsigned long long)n,
-                         (long long)*position, (long long)insize);
-    if (n == 0)
-        return MPI_SUCCESS;
     xwalk w = {.in = (const unsigned char *)inbuf + *position, .to_ext = 0};
     if ((rc = unpack_elems(&w, outbuf, (size_t)outcount, datatype)) != MPI_SUCCESS)
         return conv_error(fn, rc, &w);
