@@ -9,7 +9,15 @@
  * compiled for them in the communicator's cache, so only the first start builds it. The handle
  * is persist.c's (inactive until started, reusable after each completion); the arguments live
  * here. Argument errors are found when the collective is started and are reported, under the
- * program's error handler, by the non-blocking form (MPI_Iallreduce for MPI_Allreduce_init). */
+ * program's error handler, by the non-blocking form (MPI_Iallreduce for MPI_Allreduce_init).
+ *
+ * Matching: MPI 4.0 matches persistent collectives by the order of their inits, not of their
+ * starts (ranks may start them in different orders). A GOAL run's messages carry the run's
+ * sequence number, which is normally the communicator's next one at the start; so the init takes
+ * a sequence number of its own (in init order, the same on every rank), and every start runs
+ * under it. Like every run's number it is 14 bits wide: a start collides with another collective
+ * only if that one was started 16,384 collectives later on the same communicator and both are in
+ * flight at once. */
 
 enum pc_kind {
     PC_BARRIER, PC_BCAST, PC_REDUCE, PC_ALLREDUCE, PC_SCAN, PC_EXSCAN, PC_RSB, PC_RS,
@@ -30,6 +38,7 @@ struct mpi_pcoll {
     const MPI_Datatype *sts, *rts;             /* w-forms: the program's arrays */
     MPI_Comm comm;
     unsigned held;         /* HELD_*: which of st, rt and op this handle retained */
+    uint32_t seq;          /* the GOAL run sequence number every start uses (init order) */
 };
 
 enum { HELD_ST = 1, HELD_RT = 2, HELD_OP = 4 };
@@ -47,7 +56,7 @@ void mpi_pcoll_free(struct mpi_pcoll *c)
     free(c);
 }
 
-int mpi_pcoll_start(const struct mpi_pcoll *c, MPI_Request *req)
+static int pcoll_post(const struct mpi_pcoll *c, MPI_Request *req)
 {
     MPI_Comm m = c->comm;
     switch ((enum pc_kind)c->kind) {
@@ -100,6 +109,18 @@ int mpi_pcoll_start(const struct mpi_pcoll *c, MPI_Request *req)
     return mpi_error(m, MPI_ERR_INTERN, "MPI_Start", "unknown persistent collective %d", c->kind);
 }
 
+/* One start: the non-blocking form starts (at most) one GOAL run on the communicator, which
+ * takes the communicator's next sequence number; for this call that number is the init's. */
+int mpi_pcoll_start(const struct mpi_pcoll *c, MPI_Request *req)
+{
+    goal_group *g = &c->comm->coll.grp;
+    uint32_t next = g->next_seq;
+    g->next_seq = c->seq;
+    int rc = pcoll_post(c, req);
+    g->next_seq = next;
+    return rc;
+}
+
 /* The checks an init can make without the collective's own (comm, info, request), then the
  * handle. Valid types and ops are retained for the handle's life: the program may free them
  * after the init (MPI 3.1 2.5.1). Invalid ones are kept as given (they may sit where the
@@ -121,6 +142,7 @@ static int pc_init(const char *fn, struct mpi_pcoll *c, MPI_Info info, MPI_Reque
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     *h = *c;
     h->held = 0;
+    h->seq = comm->coll.grp.next_seq++;
     if (h->st && dt_ok(h->st)) {
         dt_retain(h->st);
         h->held |= HELD_ST;

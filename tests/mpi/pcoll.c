@@ -1,6 +1,6 @@
 /* tests/mpi/pcoll.c — MPI-4 persistent collectives: every *_init started several times with new
- * data each time, checked against the blocking collective; Startall, freed types and ops,
- * Request_free, the request's inactive state, and the errors. np >= 1. */
+ * data each time, checked against the blocking collective; starts out of init order; Startall,
+ * freed types and ops, Request_free, the inactive state, and the errors. np >= 1. */
 #include "testutil.h"
 
 static int rank, size;
@@ -236,6 +236,32 @@ static void check_neighbor(void) {
     MPI_OK(MPI_Comm_free(&ring));
 }
 
+/* MPI 4.0: persistent collectives match in the order of their inits, whatever order the ranks
+ * start them in (MPICH's coll/p_order). Rank 0 starts them in init order, the others reversed. */
+static void check_start_order(void) {
+    for (int round = 0; round < ROUNDS; round++) {
+        int a = -1, sum = -1, g[MAXP];
+        MPI_Request r[4];
+        MPI_OK(MPI_Bcast_init(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+        MPI_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+        MPI_OK(MPI_Allreduce_init(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                  &r[2]));
+        MPI_OK(MPI_Allgather_init(&rank, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                  &r[3]));
+        if (rank == 0)
+            a = 42 + round;
+        for (int i = 0; i < 4; i++)
+            MPI_OK(MPI_Start(&r[rank == 0 ? i : 3 - i]));
+        MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+        CHECK(a == 42 + round && sum == size * (size - 1) / 2,
+              "started out of init order: bcast %d, allreduce %d", a, sum);
+        for (int i = 0; i < size; i++)
+            CHECK(g[i] == i, "started out of init order: allgather[%d] = %d", i, g[i]);
+        for (int i = 0; i < 4; i++)
+            MPI_OK(MPI_Request_free(&r[i]));
+    }
+}
+
 static void check_errors(void) {
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int cls = -1, v = 0;
@@ -282,6 +308,7 @@ int main(int argc, char **argv) {
     check_reductions();
     check_data_movement();
     check_neighbor();
+    check_start_order();
     check_errors();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
