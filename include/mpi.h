@@ -392,6 +392,9 @@ MPI_Comm_delete_attr_function credo_comm_null_delete_fn;
     int P##Info_set(MPI_Info info, const char *key, const char *value);                            \
     int P##Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);         \
     int P##Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);            \
+    /* MPI-4.0 */                                                                                  \
+    int P##Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);   \
+    int P##Info_create_env(int argc, char *argv[], MPI_Info *info);                                \
     int P##Info_get_nkeys(MPI_Info info, int *nkeys);                                              \
     int P##Info_get_nthkey(MPI_Info info, int n, char *key);                                       \
     int P##Info_delete(MPI_Info info, const char *key);                                            \

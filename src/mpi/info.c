@@ -1,7 +1,9 @@
 /* src/mpi/info.c — MPI_Info objects (ordered key/value string lists), the predefined MPI_INFO_ENV,
  * and the communicator hints kept by MPI_Comm_set_info/MPI_Comm_get_info. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi/mpi_impl.h"
 
@@ -111,10 +113,11 @@ static int info_put(MPI_Info info, const char *key, const char *value)
     return MPI_SUCCESS;
 }
 
+/* Info objects need no initialized library: MPI 4.0 (§9.1) allows every MPI_Info_* call before
+ * MPI_Init and after MPI_Finalize, so none checks MPI_READY (errors then go to the default
+ * handler, which is fatal). */
 #define INFO_CHECK(fn, info)                                                                       \
     do {                                                                                           \
-        if (!MPI_READY())                                                                          \
-            return mpi_not_ready(fn);                                                              \
         if (!mpi_info_ok(info))                                                                    \
             return mpi_error(NULL, MPI_ERR_INFO, fn, "invalid info object");                       \
     } while (0)
@@ -144,8 +147,6 @@ int MPI_Info_create(MPI_Info *info)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_create";
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
     if (info == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "info is NULL");
     if (mpi_info_dup(NULL, info) != MPI_SUCCESS)
@@ -210,6 +211,75 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
     return MPI_SUCCESS;
 }
 
+/* MPI 4.0: *buflen in: the buffer's size; out: the value's length plus its terminator. A value
+ * longer than the buffer is cut to buflen - 1 characters and terminated; buflen 0 only asks for
+ * the length (value untouched). */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Info_get_string";
+    INFO_KEY_CHECK(fn, info, key);
+    if (buflen == NULL || flag == NULL || *buflen < 0 || (value == NULL && *buflen > 0))
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid value buffer, length or flag");
+    int i = find(info, key);
+    *flag = i >= 0;
+    if (i < 0)
+        return MPI_SUCCESS;
+    size_t n = strlen(info->e[i].val);
+    if (*buflen > 0) {
+        size_t c = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+        memcpy(value, info->e[i].val, c);
+        value[c] = '\0';
+    }
+    *buflen = (int)n + 1;
+    return MPI_SUCCESS;
+}
+
+/* MPI 4.0 §11.2.2: the keys MPI_INFO_ENV may hold, for a program started with argc/argv; callable
+ * before MPI_Init. Keys credo has no value for (soft, arch, file) are left out. maxprocs is the
+ * job's size: the launcher's PMI_SIZE before MPI_Init, the same number after it. */
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Info_create_env";
+    if (info == NULL || argc < 0 || (argc > 0 && argv == NULL))
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid argc/argv or info");
+    MPI_Info e;
+    if (mpi_info_dup(NULL, &e) != MPI_SUCCESS)
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    int rc = MPI_SUCCESS;
+    char buf[4096];
+    if (argc > 0 && argv[0] != NULL)
+        rc = info_put(e, "command", argv[0]);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 1; i < argc && argv[i] != NULL && len < sizeof buf - 1; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i > 1 ? " " : "", argv[i]);
+    if (rc == MPI_SUCCESS && argc > 1)
+        rc = info_put(e, "argv", buf);
+    const char *np = getenv("PMI_SIZE");
+    if (MPI_READY())
+        snprintf(buf, sizeof buf, "%d", credo_mpi.job_size);
+    else
+        snprintf(buf, sizeof buf, "%s", np != NULL && *np ? np : "1");
+    if (rc == MPI_SUCCESS)
+        rc = info_put(e, "maxprocs", buf);
+    if (rc == MPI_SUCCESS && gethostname(buf, sizeof buf - 1) == 0) {
+        buf[sizeof buf - 1] = '\0';
+        rc = info_put(e, "host", buf);
+    }
+    if (rc == MPI_SUCCESS && getcwd(buf, sizeof buf) != NULL)
+        rc = info_put(e, "wdir", buf);
+    if (rc == MPI_SUCCESS)
+        rc = info_put(e, "thread_level", "MPI_THREAD_SERIALIZED");
+    if (rc != MPI_SUCCESS) {
+        info_free(e);
+        return mpi_error(NULL, rc, fn, "out of memory");
+    }
+    *info = e;
+    return MPI_SUCCESS;
+}
+
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     MPI_ENTER();
@@ -266,8 +336,6 @@ int MPI_Info_free(MPI_Info *info)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Info_free";
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
     if (info == NULL || !mpi_info_ok(*info))
         return mpi_error(NULL, MPI_ERR_INFO, fn, "invalid info object");
     if ((*info)->predefined)
@@ -327,6 +395,8 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 }
 
 CREDO_PMPI(MPI_Info_create)
+CREDO_PMPI(MPI_Info_get_string)
+CREDO_PMPI(MPI_Info_create_env)
 CREDO_PMPI(MPI_Info_set)
 CREDO_PMPI(MPI_Info_delete)
 CREDO_PMPI(MPI_Info_get)

@@ -1,5 +1,6 @@
 /* tests/mpi/info.c — MPI_Info objects: set/get/delete/dup/nthkey, the truncation rule of
- * MPI_Info_get, key and value limits, MPI_INFO_ENV, and communicator hints (set/get_info). np 2. */
+ * MPI_Info_get, key and value limits, MPI_INFO_ENV, communicator hints (set/get_info), and MPI 4.0's
+ * MPI_Info_get_string, MPI_Info_create_env and info calls before MPI_Init / after MPI_Finalize. */
 #include "testutil.h"
 
 static void expect_value(MPI_Info info, const char *key, const char *want, const char *what) {
@@ -171,14 +172,88 @@ static void test_comm_hints(void) {
     MPI_OK(MPI_Info_free(&info));
 }
 
+/* MPI_Info_get_string: buflen 0 only measures, a short buffer gets a cut, terminated value, and
+ * buflen always comes back as the value's length plus one; an unset key leaves value alone. */
+static void test_get_string(MPI_Info info) {
+    char v[32];
+    int len = 0, flag = 0;
+    MPI_OK(MPI_Info_set(info, "gs_key", "0123456789"));
+    v[0] = 'C';
+    MPI_OK(MPI_Info_get_string(info, "gs_key", &len, v, &flag));
+    CHECK(flag && len == 11 && v[0] == 'C', "get_string buflen 0: flag %d len %d v[0] %c", flag,
+          len, v[0]);
+    len = 4;
+    MPI_OK(MPI_Info_get_string(info, "gs_key", &len, v, &flag));
+    CHECK(flag && len == 11 && strcmp(v, "012") == 0, "get_string buflen 4: len %d value %s", len,
+          v);
+    len = (int)sizeof v;
+    MPI_OK(MPI_Info_get_string(info, "gs_key", &len, v, &flag));
+    CHECK(flag && len == 11 && strcmp(v, "0123456789") == 0, "get_string: len %d value %s", len,
+          v);
+    len = (int)sizeof v;
+    v[0] = 'C';
+    MPI_OK(MPI_Info_get_string(info, "gs_unset", &len, v, &flag));
+    CHECK(!flag && v[0] == 'C', "get_string of an unset key: flag %d v[0] %c", flag, v[0]);
+}
+
+/* MPI_Info_create_env gives the same values before MPI_Init, after it and after MPI_Finalize. */
+static void env_value(MPI_Info e, const char *key, char *out) {
+    int len = MPI_MAX_INFO_VAL, flag = 0;
+    out[0] = '\0';
+    MPI_OK(MPI_Info_get_string(e, key, &len, out, &flag));
+    if (!flag)
+        strcpy(out, "(unset)");
+}
+
+static void expect_env(MPI_Info first, int argc, char **argv, const char *when) {
+    static const char *keys[] = {"command", "argv", "maxprocs", "host", "wdir", "thread_level"};
+    MPI_Info e;
+    MPI_OK(MPI_Info_create_env(argc, argv, &e));
+    static char a[MPI_MAX_INFO_VAL], b[MPI_MAX_INFO_VAL];
+    for (int i = 0; i < 6; i++) {
+        env_value(first, keys[i], a);
+        env_value(e, keys[i], b);
+        CHECK(strcmp(a, b) == 0, "create_env %s: %s is '%s', before MPI_Init '%s'", when, keys[i],
+              b, a);
+    }
+    MPI_OK(MPI_Info_free(&e));
+}
+
 int main(int argc, char **argv) {
+    /* before MPI_Init */
+    MPI_Info early, env;
+    MPI_OK(MPI_Info_create(&early));
+    MPI_OK(MPI_Info_set(early, "early", "1"));
+    test_get_string(early);
+    char *args[] = {argv[0], "alpha", "beta", NULL};
+    MPI_OK(MPI_Info_create_env(3, args, &env));
+    char v[MPI_MAX_INFO_VAL];
+    env_value(env, "command", v);
+    CHECK(strcmp(v, argv[0]) == 0, "create_env command '%s'", v);
+    env_value(env, "argv", v);
+    CHECK(strcmp(v, "alpha beta") == 0, "create_env argv '%s'", v);
+    env_value(env, "maxprocs", v);
+    CHECK(atoi(v) >= 1, "create_env maxprocs '%s'", v);
+
     MPI_OK(MPI_Init(&argc, &argv));
+    int rank, size;
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    env_value(env, "maxprocs", v);
+    CHECK(atoi(v) == size, "create_env before MPI_Init: maxprocs %s, job size %d", v, size);
+    expect_env(env, 3, args, "after MPI_Init");
+    expect_value(early, "early", "1", "an info object made before MPI_Init");
     test_basic();
     test_env();
     test_comm_hints();
-    int rank;
-    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Finalize());
+
+    /* after MPI_Finalize */
+    expect_env(env, 3, args, "after MPI_Finalize");
+    MPI_OK(MPI_Info_set(early, "late", "2"));
+    expect_value(early, "late", "2", "an info object used after MPI_Finalize");
+    MPI_OK(MPI_Info_free(&early));
+    MPI_OK(MPI_Info_free(&env));
     if (rank == 0)
         printf("info: OK\n");
     return 0;
