@@ -142,6 +142,28 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
 /* The C++ types, usable from C too (MPI 3.1 3.2.2): bool and std::complex<T> have the layout of
  * _Bool and _Complex T with the compilers credo supports. */
 #define MPI_CXX_BOOL (&credo_dt_cxx_bool)
+/* Fortran's named types, for C code handling Fortran data (src/mpi/datatype.c) */
+extern struct credo_datatype credo_dt_f_integer, credo_dt_f_logical, credo_dt_f_character,
+    credo_dt_f_real, credo_dt_f_double_precision, credo_dt_f_complex, credo_dt_f_double_complex,
+    credo_dt_f_integer1, credo_dt_f_integer2, credo_dt_f_integer4, credo_dt_f_integer8,
+    credo_dt_f_real4, credo_dt_f_real8, credo_dt_f_complex8, credo_dt_f_complex16;
+#define MPI_INTEGER (&credo_dt_f_integer)
+#define MPI_LOGICAL (&credo_dt_f_logical)
+#define MPI_CHARACTER (&credo_dt_f_character)
+#define MPI_REAL (&credo_dt_f_real)
+#define MPI_DOUBLE_PRECISION (&credo_dt_f_double_precision)
+#define MPI_COMPLEX (&credo_dt_f_complex)
+#define MPI_DOUBLE_COMPLEX (&credo_dt_f_double_complex)
+#define MPI_INTEGER1 (&credo_dt_f_integer1)
+#define MPI_INTEGER2 (&credo_dt_f_integer2)
+#define MPI_INTEGER4 (&credo_dt_f_integer4)
+#define MPI_INTEGER8 (&credo_dt_f_integer8)
+#define MPI_REAL4 (&credo_dt_f_real4)
+#define MPI_REAL8 (&credo_dt_f_real8)
+#define MPI_COMPLEX8 (&credo_dt_f_complex8)
+#define MPI_COMPLEX16 (&credo_dt_f_complex16)
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
 #define MPI_CXX_FLOAT_COMPLEX (&credo_dt_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX (&credo_dt_cxx_double_complex)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX (&credo_dt_cxx_long_double_complex)

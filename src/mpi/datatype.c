@@ -56,6 +56,25 @@ DT_BASIC(cxx_bool, _Bool, B_BOOL, "MPI_CXX_BOOL");
 DT_BASIC(cxx_float_complex, _Complex float, B_CFLOAT, "MPI_CXX_FLOAT_COMPLEX");
 DT_BASIC(cxx_double_complex, _Complex double, B_CDOUBLE, "MPI_CXX_DOUBLE_COMPLEX");
 DT_BASIC(cxx_long_double_complex, _Complex long double, B_CLDOUBLE, "MPI_CXX_LONG_DOUBLE_COMPLEX");
+/* Fortran's named types, usable from C (for data that Fortran code laid out): the default kinds of
+ * gfortran on this ABI (INTEGER and LOGICAL 4 bytes, REAL 4, DOUBLE PRECISION 8). LOGICAL is a C
+ * int here, so the logical reductions apply to it as to C integers. REAL16 and COMPLEX32 (a
+ * 16-byte real) have no C type here and are MPI_DATATYPE_NULL, as MPI allows for optional types. */
+DT_BASIC(f_integer, int, B_INT, "MPI_INTEGER");
+DT_BASIC(f_logical, int, B_INT, "MPI_LOGICAL");
+DT_BASIC(f_character, char, B_CHAR, "MPI_CHARACTER");
+DT_BASIC(f_real, float, B_FLOAT, "MPI_REAL");
+DT_BASIC(f_double_precision, double, B_DOUBLE, "MPI_DOUBLE_PRECISION");
+DT_BASIC(f_complex, _Complex float, B_CFLOAT, "MPI_COMPLEX");
+DT_BASIC(f_double_complex, _Complex double, B_CDOUBLE, "MPI_DOUBLE_COMPLEX");
+DT_BASIC(f_integer1, int8_t, B_INT8, "MPI_INTEGER1");
+DT_BASIC(f_integer2, int16_t, B_INT16, "MPI_INTEGER2");
+DT_BASIC(f_integer4, int32_t, B_INT32, "MPI_INTEGER4");
+DT_BASIC(f_integer8, int64_t, B_INT64, "MPI_INTEGER8");
+DT_BASIC(f_real4, float, B_FLOAT, "MPI_REAL4");
+DT_BASIC(f_real8, double, B_DOUBLE, "MPI_REAL8");
+DT_BASIC(f_complex8, _Complex float, B_CFLOAT, "MPI_COMPLEX8");
+DT_BASIC(f_complex16, _Complex double, B_CDOUBLE, "MPI_COMPLEX16");
 
 /* (value, int) pairs for MAXLOC/MINLOC: the layout of the C struct, so padding is a hole and the
  * type is only dense when there is none. */
