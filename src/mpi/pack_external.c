@@ -479,7 +479,7 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
         return mpi_error(NULL, MPI_ERR_COUNT, fn, "negative count %d", incount);
     if (size == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "size is NULL");
-    uint64_t n;
+    uint64_t n = 0;
     if ((rc = ext_bytes(fn, datatype, incount, &n)) != MPI_SUCCESS)
         return rc;
     /* Exact, not just a bound: external32 has no alignment or header. */
@@ -520,7 +520,7 @@ int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Pack_external";
-    uint64_t n;
+    uint64_t n = 0;
     int rc = ext_prologue(fn, 1, datarep, inbuf, incount, datatype, outbuf, outsize, position, &n);
     if (rc != MPI_SUCCESS || n == 0)
         return rc;
@@ -536,7 +536,7 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Unpack_external";
-    uint64_t n;
+    uint64_t n = 0;
     int rc = ext_prologue(fn, 0, datarep, outbuf, outcount, datatype, inbuf, insize, position, &n);
     if (rc != MPI_SUCCESS || n == 0)
         return rc;
