@@ -513,18 +513,9 @@ static int mc_blocking_result(const char *fn, MPI_Comm comm, int grc)
 /* ---- intercommunicators (intercoll.c) ----
  * The blocking collectives branch to intercoll.c right after check_start, then check only the
  * arguments that are significant on an intercommunicator: the buffers of the root's group are
- * not, except at the root (MPI_ROOT), and a process that passes MPI_PROC_NULL takes no part. */
-
-/* Non-blocking collectives on an intercommunicator would need schedules spanning both groups,
- * which credo's GOAL schedules (one intracommunicator each) do not have yet. */
-static int check_inter_nb(const char *fn, MPI_Comm comm, MPI_Request *req)
-{
-    if (COMM_IS_INTER(comm) && req != NULL)
-        return mpi_error(comm, MPI_ERR_COMM, fn,
-                         "non-blocking collectives are not supported on an intercommunicator by "
-                         "credo (yet): use the blocking form");
-    return MPI_SUCCESS;
-}
+ * not, except at the root (MPI_ROOT), and a process that passes MPI_PROC_NULL takes no part. The
+ * non-blocking forms (req != NULL) check the same and go to intercoll.c's icnb_* (a process that
+ * takes no part still gets a request, complete at once). */
 
 /* MPI 3.1 defines the "in place" option of every collective for intracommunicators only; credo
  * refuses it on an intercommunicator with MPI_ERR_BUFFER, the class its other misplaced
@@ -558,7 +549,6 @@ static int check_start(const char *fn, MPI_Comm comm, int root, MPI_Request *req
 {
     int rc;
     CK(mpi_check_comm(fn, comm));
-    CK(check_inter_nb(fn, comm, req));
     if (root != ROOT_NONE)
         CK(check_root(fn, root, comm));
     CK(check_req(fn, req, comm, req != NULL));
@@ -570,7 +560,7 @@ static int do_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
     int rc;
     CK(check_start(fn, comm, ROOT_NONE, req));
     if (COMM_IS_INTER(comm))
-        return ic_result(fn, comm, ic_barrier(comm));
+        return ic_result(fn, comm, req ? icnb_barrier(comm, req) : ic_barrier(comm));
     if (!req) { /* blocking: coll_barrier may take a path without a schedule (coll.c) */
         return mc_blocking_result(fn, comm, coll_barrier(&comm->coll));
     }
@@ -590,7 +580,8 @@ static int do_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int r
             CK(check_inter_in_place(fn, comm, buf));
             CK(mpi_check_buf(comm, fn, buf, count, dt));
         }
-        return ic_result(fn, comm, ic_bcast(buf, count, dt, root, comm));
+        return ic_result(fn, comm, req ? icnb_bcast(buf, count, dt, root, comm, req)
+                                       : ic_bcast(buf, count, dt, root, comm));
     }
     CK(mpi_check_buf(comm, fn, buf, count, dt));
     CK(check_root(fn, root, comm));
@@ -616,14 +607,15 @@ static int do_reduce(const char *fn, const void *sb, void *rb, int count, MPI_Da
     int rc;
     CK(check_start(fn, comm, root, req));
     if (COMM_IS_INTER(comm)) {
-        if (root == MPI_PROC_NULL)
-            return MPI_SUCCESS;
-        /* the root only receives, the other group only sends */
-        const void *b = root == MPI_ROOT ? rb : sb;
-        CK(check_inter_in_place(fn, comm, b));
-        CK(mpi_check_buf(comm, fn, b, count, dt));
-        CK(check_op(fn, op, dt, comm));
-        return ic_result(fn, comm, ic_reduce(sb, rb, count, dt, op, root, comm));
+        if (root != MPI_PROC_NULL) {
+            /* the root only receives, the other group only sends */
+            const void *b = root == MPI_ROOT ? rb : sb;
+            CK(check_inter_in_place(fn, comm, b));
+            CK(mpi_check_buf(comm, fn, b, count, dt));
+            CK(check_op(fn, op, dt, comm));
+        }
+        return ic_result(fn, comm, req ? icnb_reduce(sb, rb, count, dt, op, root, comm, req)
+                                       : ic_reduce(sb, rb, count, dt, op, root, comm));
     }
     int at_root = comm->rank == root;
     if (sb == MPI_IN_PLACE && !at_root)
@@ -675,8 +667,11 @@ static int do_allred(const char *fn, int kind, const void *sb, void *rb, int cou
     CK(check_op(fn, op, dt, comm));
     if (COMM_IS_INTER(comm))
         return ic_result(fn, comm,
-                         kind == RK_RSB ? ic_reduce_scatter_block(sb, rb, count, dt, op, comm)
-                                        : ic_allreduce(sb, rb, count, dt, op, comm));
+                         kind == RK_RSB
+                             ? (req ? icnb_reduce_scatter_block(sb, rb, count, dt, op, comm, req)
+                                    : ic_reduce_scatter_block(sb, rb, count, dt, op, comm))
+                             : (req ? icnb_allreduce(sb, rb, count, dt, op, comm, req)
+                                    : ic_allreduce(sb, rb, count, dt, op, comm)));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -732,7 +727,8 @@ static int do_reduce_scatter(const char *fn, const void *sb, void *rb, const int
     CK(check_alias(fn, sb, rb, (size_t)mine * dt->size, comm));
     CK(check_op(fn, op, dt, comm));
     if (COMM_IS_INTER(comm))
-        return ic_result(fn, comm, ic_reduce_scatter(sb, rb, rcounts, dt, op, comm));
+        return ic_result(fn, comm, req ? icnb_reduce_scatter(sb, rb, rcounts, dt, op, comm, req)
+                                       : ic_reduce_scatter(sb, rb, rcounts, dt, op, comm));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -779,16 +775,16 @@ static int do_gather(const char *fn, const void *sb, int scount, MPI_Datatype st
     int rc;
     CK(check_start(fn, comm, root, req));
     if (COMM_IS_INTER(comm)) {
-        if (root == MPI_PROC_NULL)
-            return MPI_SUCCESS;
         if (root == MPI_ROOT) {
             CK(check_inter_in_place(fn, comm, rb));
             CK(mpi_check_buf(comm, fn, rb, rcount, rt));
-        } else {
+        } else if (root != MPI_PROC_NULL) {
             CK(check_inter_in_place(fn, comm, sb));
             CK(mpi_check_buf(comm, fn, sb, scount, st));
         }
-        return ic_result(fn, comm, ic_gather(sb, scount, st, rb, rcount, rt, root, comm));
+        return ic_result(fn, comm,
+                         req ? icnb_gather(sb, scount, st, rb, rcount, rt, root, comm, req)
+                             : ic_gather(sb, scount, st, rb, rcount, rt, root, comm));
     }
     int at_root = comm->rank == root, p = comm->size;
     if (sb == MPI_IN_PLACE && !at_root)
@@ -819,19 +815,19 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
     int rc;
     CK(check_start(fn, comm, root, req));
     if (COMM_IS_INTER(comm)) {
-        if (root == MPI_PROC_NULL)
-            return MPI_SUCCESS;
         if (root == MPI_ROOT) {
             CK(check_inter_in_place(fn, comm, rb));
             CK(check_counts(fn, comm->remote_size, rcounts, displs, comm));
             CK(check_type(fn, 0, rt, comm));
             CK(check_recv_null(fn, rb, comm->remote_size, rcounts, rt, comm));
-        } else {
+        } else if (root != MPI_PROC_NULL) {
             CK(check_inter_in_place(fn, comm, sb));
             CK(mpi_check_buf(comm, fn, sb, scount, st));
         }
         return ic_result(fn, comm,
-                         ic_gatherv(sb, scount, st, rb, rcounts, displs, rt, root, comm));
+                         req ? icnb_gatherv(sb, scount, st, rb, rcounts, displs, rt, root, comm,
+                                            req)
+                             : ic_gatherv(sb, scount, st, rb, rcounts, displs, rt, root, comm));
     }
     int at_root = comm->rank == root, p = comm->size;
     if (sb == MPI_IN_PLACE && !at_root)
@@ -867,16 +863,16 @@ static int do_scatter(const char *fn, const void *sb, int scount, MPI_Datatype s
     int rc;
     CK(check_start(fn, comm, root, req));
     if (COMM_IS_INTER(comm)) {
-        if (root == MPI_PROC_NULL)
-            return MPI_SUCCESS;
         if (root == MPI_ROOT) {
             CK(check_inter_in_place(fn, comm, sb));
             CK(mpi_check_buf(comm, fn, sb, scount, st));
-        } else {
+        } else if (root != MPI_PROC_NULL) {
             CK(check_inter_in_place(fn, comm, rb));
             CK(mpi_check_buf(comm, fn, rb, rcount, rt));
         }
-        return ic_result(fn, comm, ic_scatter(sb, scount, st, rb, rcount, rt, root, comm));
+        return ic_result(fn, comm,
+                         req ? icnb_scatter(sb, scount, st, rb, rcount, rt, root, comm, req)
+                             : ic_scatter(sb, scount, st, rb, rcount, rt, root, comm));
     }
     int at_root = comm->rank == root, p = comm->size;
     if (rb == MPI_IN_PLACE && !at_root)
@@ -909,18 +905,18 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
     int rc;
     CK(check_start(fn, comm, root, req));
     if (COMM_IS_INTER(comm)) {
-        if (root == MPI_PROC_NULL)
-            return MPI_SUCCESS;
         if (root == MPI_ROOT) {
             CK(check_inter_in_place(fn, comm, sb));
             CK(check_counts(fn, comm->remote_size, scounts, displs, comm));
             CK(check_type(fn, 0, st, comm));
-        } else {
+        } else if (root != MPI_PROC_NULL) {
             CK(check_inter_in_place(fn, comm, rb));
             CK(mpi_check_buf(comm, fn, rb, rcount, rt));
         }
         return ic_result(fn, comm,
-                         ic_scatterv(sb, scounts, displs, st, rb, rcount, rt, root, comm));
+                         req ? icnb_scatterv(sb, scounts, displs, st, rb, rcount, rt, root, comm,
+                                             req)
+                             : ic_scatterv(sb, scounts, displs, st, rb, rcount, rt, root, comm));
     }
     int at_root = comm->rank == root, p = comm->size;
     if (rb == MPI_IN_PLACE && !at_root)
@@ -963,7 +959,8 @@ static int do_allgather(const char *fn, const void *sb, int scount, MPI_Datatype
     CK(mpi_check_buf(comm, fn, rb, rcount, rt));
     CK(check_alias(fn, sb, rb, (size_t)rcount * rt->size, comm));
     if (COMM_IS_INTER(comm))
-        return ic_result(fn, comm, ic_allgather(sb, scount, st, rb, rcount, rt, comm));
+        return ic_result(fn, comm, req ? icnb_allgather(sb, scount, st, rb, rcount, rt, comm, req)
+                                       : ic_allgather(sb, scount, st, rb, rcount, rt, comm));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -995,7 +992,8 @@ static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatyp
     if (COMM_IS_INTER(comm)) {
         CK(check_recv_null(fn, rb, p, rcounts, rt, comm));
         return ic_result(fn, comm,
-                         ic_allgatherv(sb, scount, st, rb, rcounts, displs, rt, comm));
+                         req ? icnb_allgatherv(sb, scount, st, rb, rcounts, displs, rt, comm, req)
+                             : ic_allgatherv(sb, scount, st, rb, rcounts, displs, rt, comm));
     }
     int *b = malloc(2 * (size_t)p * sizeof(int));
     if (b == NULL)
@@ -1026,7 +1024,8 @@ static int do_alltoall(const char *fn, const void *sb, int scount, MPI_Datatype 
     CK(mpi_check_buf(comm, fn, rb, rcount, rt));
     CK(check_alias(fn, sb, rb, (size_t)rcount * rt->size, comm));
     if (COMM_IS_INTER(comm))
-        return ic_result(fn, comm, ic_alltoall(sb, scount, st, rb, rcount, rt, comm));
+        return ic_result(fn, comm, req ? icnb_alltoall(sb, scount, st, rb, rcount, rt, comm, req)
+                                       : ic_alltoall(sb, scount, st, rb, rcount, rt, comm));
     mcoll *x = NULL;
     const void *s = NULL;
     void *d = NULL;
@@ -1085,8 +1084,11 @@ static int do_alltoallvw(const char *fn, const a2a_args *a, MPI_Comm comm, MPI_R
     }
     if (COMM_IS_INTER(comm))
         return ic_result(fn, comm,
-                         ic_alltoallvw(a->sb, a->scounts, a->sdispls, a->st, a->sts, a->rb,
-                                       a->rcounts, a->rdispls, a->rt, a->rts, comm));
+                         req ? icnb_alltoallvw(a->sb, a->scounts, a->sdispls, a->st, a->sts,
+                                               a->rb, a->rcounts, a->rdispls, a->rt, a->rts,
+                                               comm, req)
+                             : ic_alltoallvw(a->sb, a->scounts, a->sdispls, a->st, a->sts, a->rb,
+                                             a->rcounts, a->rdispls, a->rt, a->rts, comm));
     /* byte counts and displacements: send b, b + p; receive b + 2p, b + 3p */
     int *b = malloc(4 * (size_t)p * sizeof(int));
     if (b == NULL)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "mpi/intercoll.h"
 #include "mpi/mpi_impl.h"
 
 /* MPI_Comm_create_group's agreement messages travel on the parent's context with this bit set,
@@ -196,12 +197,27 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
  * agree on other ids (dup, split...), and the idup's eventual maximum could equal one of them.
  * So an idup's context id comes from a separate space, chosen by the parent's rank 0 alone and
  * broadcast (a non-blocking bcast on the parent's collective context): rank 0 of the job's rank j
- * takes, for its k-th idup, CTX_IDUP_BASE + 2 * (j + job_size * k). No two idups share an id, and
+ * takes, for its k-th idup, the slot of 4 ids at CTX_IDUP_BASE + 4 * (j + job_size * k) (an
+ * intracommunicator uses 2 of them, an intercommunicator all 4). No two idups share an id, and
  * agreed ids (which grow by 2 from 4) stay below CTX_IDUP_BASE. Comm_create_group's bit 31 stays
- * free because the space ends there. */
+ * free because the space ends there.
+ *
+ * An intercommunicator's idup: the leader (local rank 0) of the group whose leader has the lower
+ * job rank chooses the slot, and the non-blocking sharing of intercoll.c hands it to every member
+ * of both groups, in the order of the parent's other non-blocking collectives. */
 #define CTX_IDUP_BASE 0x40000000u
+#define CTX_IDUP_SLOT 4u
 
 static uint32_t idup_count; /* idups this process has led */
+
+/* The next slot of this process, or 0 when the space is used up (0 is never an idup id). */
+static uint32_t idup_next_slot(void)
+{
+    uint64_t id = CTX_IDUP_BASE + CTX_IDUP_SLOT * ((uint64_t)credo_rt.rank +
+                                                   (uint64_t)credo_mpi.job_size * idup_count);
+    idup_count++;
+    return id + CTX_IDUP_SLOT > 0x80000000u ? 0 : (uint32_t)id;
+}
 
 typedef struct idup_state {
     uint32_t ctx;            /* the bcast buffer */
@@ -235,6 +251,68 @@ static void idup_done(p2p_req *r)
     free(st);
 }
 
+/* The end of an intercommunicator's idup (from progress, or inside the call): the new
+ * communicator and its local one get their ids (the local one takes ids 2 and 3 of the slot, as
+ * intercomm.c's do) and rank tables, and only then a valid magic. After an error it stays
+ * allocated and invalid, as above. */
+static int inter_idup_done(void *arg, uint32_t ctx, int ok)
+{
+    struct credo_comm *c = arg;
+    if (!ok)
+        return P2P_OK; /* the request carries the sharing's error */
+    if (ctx == 0)
+        return P2P_ERR_INTERN; /* the choosing leader ran out of context ids */
+    c->ctx = ctx;
+    c->local->ctx = ctx + 2;
+    if (comm_index(c->local) != 0)
+        return P2P_ERR_NOMEM;
+    c->magic = COMM_MAGIC;
+    return P2P_OK;
+}
+
+/* The duplicate is built at the call like intercomm.c's inter_new builds one (same groups, a
+ * hidden local communicator that returns its errors), on ids it gets at the end. */
+static int inter_idup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int n = comm->size, m = comm->remote_size;
+    struct credo_comm *c = comm_new(comm, 0, m), *l = c != NULL ? comm_new(comm, 0, n) : NULL;
+    if (l == NULL) {
+        if (c != NULL)
+            mpi_comm_destroy(c);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    if (l->errh->kind == ERRH_USER)
+        l->errh->refcount--;
+    l->errh = MPI_ERRORS_RETURN;
+    memcpy(l->world_of, comm->local->world_of, (size_t)n * sizeof(int));
+    memcpy(l->name, "(local group)", sizeof "(local group)");
+    memcpy(c->world_of, comm->world_of, (size_t)m * sizeof(int));
+    for (int r = 0; r < m; r++)
+        c->comm_of[comm->world_of[r]] = r;
+    c->size = n;
+    c->rank = comm->rank;
+    c->remote_size = m;
+    c->local = l;
+    c->magic = 0;
+    int rc = mpi_comm_hints_merge(c, comm->info);
+    if (rc == MPI_SUCCESS)
+        rc = mpi_attr_copy_all(comm, c);
+    int chooser = comm->local->world_of[0] < comm->world_of[0];
+    if (rc == MPI_SUCCESS) {
+        rc = icnb_share_u32(comm, chooser, chooser && comm->rank == 0 ? idup_next_slot() : 0,
+                            inter_idup_done, c, request);
+    }
+    if (rc != MPI_SUCCESS) {
+        c->magic = COMM_MAGIC; /* so the delete callbacks see a communicator */
+        mpi_attr_delete_all(c);
+        mpi_comm_destroy(c);
+        return mpi_error(comm, rc, fn, "%s",
+                         rc == MPI_ERR_NO_MEM ? "out of memory" : "could not start the id sharing");
+    }
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
 /* Hints and attributes are copied at the call (copy callbacks run here, not from progress);
  * the new handle is written at once and becomes usable when the request completes. */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
@@ -242,11 +320,12 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     MPI_ENTER();
     static const char fn[] = "MPI_Comm_idup";
     COMM_CHECK(fn, comm);
-    INTRA_CHECK(fn, comm);
     if (request == NULL)
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
     if (newcomm == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    if (COMM_IS_INTER(comm))
+        return inter_idup(fn, comm, newcomm, request);
     idup_state *st = calloc(1, sizeof *st);
     struct credo_comm *c = st != NULL ? comm_new(comm, 0, comm->size) : NULL;
     if (c == NULL) {
@@ -262,14 +341,10 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = mpi_attr_copy_all(comm, c);
-    if (rc == MPI_SUCCESS && comm->rank == 0) {
-        uint64_t id = CTX_IDUP_BASE + 2 * ((uint64_t)credo_rt.rank +
-                                           (uint64_t)credo_mpi.job_size * idup_count);
-        /* Out of ids: the bcast still runs, carrying 0 (never an idup id), so that every rank's
-         * request completes with the error instead of waiting for a bcast that never comes. */
-        st->ctx = id + 1 >= 0x80000000u ? 0 : (uint32_t)id;
-        idup_count++;
-    }
+    /* Out of ids: the bcast still runs, carrying 0, so that every rank's request completes with
+     * the error instead of waiting for a bcast that never comes. */
+    if (rc == MPI_SUCCESS && comm->rank == 0)
+        st->ctx = idup_next_slot();
     p2p_req *r = NULL;
     if (rc == MPI_SUCCESS) {
         int g = coll_ibcast(&st->ctx, 1, sizeof st->ctx, 0, &comm->coll, &r);

@@ -86,6 +86,10 @@ struct credo_comm {
      * the groups. */
     int remote_size;
     struct credo_comm *local;
+    /* Intercommunicators: non-blocking collectives started so far (intercoll.c), the same count
+     * at every member of both groups since all start them in the same order; it tells apart the
+     * messages of several such collectives in flight at once. */
+    uint32_t nbc_seq;
 };
 
 /* 1 for an intercommunicator (comm must be valid). */
