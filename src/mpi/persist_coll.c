@@ -110,14 +110,21 @@ static int pcoll_post(const struct mpi_pcoll *c, MPI_Request *req)
 }
 
 /* One start: the non-blocking form starts (at most) one GOAL run on the communicator, which
- * takes the communicator's next sequence number; for this call that number is the init's. */
+ * takes the communicator's next sequence number; for this call that number is the init's. On an
+ * intercommunicator the non-blocking collectives (intercoll.c) count with nbc_seq instead, the
+ * same way. */
+static uint32_t *seq_counter(MPI_Comm comm)
+{
+    return COMM_IS_INTER(comm) ? &comm->nbc_seq : &comm->coll.grp.next_seq;
+}
+
 int mpi_pcoll_start(const struct mpi_pcoll *c, MPI_Request *req)
 {
-    goal_group *g = &c->comm->coll.grp;
-    uint32_t next = g->next_seq;
-    g->next_seq = c->seq;
+    uint32_t *counter = seq_counter(c->comm);
+    uint32_t next = *counter;
+    *counter = c->seq;
     int rc = pcoll_post(c, req);
-    g->next_seq = next;
+    *counter = next;
     return rc;
 }
 
@@ -129,10 +136,6 @@ static int pc_init(const char *fn, struct mpi_pcoll *c, MPI_Info info, MPI_Reque
 {
     MPI_Comm comm = c->comm;
     COMM_CHECK(fn, comm);
-    if (COMM_IS_INTER(comm)) /* their non-blocking forms are intracommunicator-only in credo */
-        return mpi_error(comm, MPI_ERR_COMM, fn,
-                         "persistent collectives are not supported on an intercommunicator by "
-                         "credo (yet)");
     if (info != MPI_INFO_NULL && !mpi_info_ok(info))
         return mpi_error(comm, MPI_ERR_INFO, fn, "invalid info object");
     if (request == NULL)
@@ -142,7 +145,7 @@ static int pc_init(const char *fn, struct mpi_pcoll *c, MPI_Info info, MPI_Reque
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     *h = *c;
     h->held = 0;
-    h->seq = comm->coll.grp.next_seq++;
+    h->seq = (*seq_counter(comm))++;
     if (h->st && dt_ok(h->st)) {
         dt_retain(h->st);
         h->held |= HELD_ST;

@@ -262,6 +262,46 @@ static void check_start_order(void) {
     }
 }
 
+/* On an intercommunicator (even/odd world ranks): Allreduce_init gives each group the sum over the
+ * other group, Bcast_init from rank 0 of the even group; the odd group starts them in the reverse
+ * of init order. */
+static void check_inter(void) {
+    if (size < 2)
+        return;
+    MPI_Comm local, inter;
+    int even = rank % 2 == 0;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, !even, rank, &local));
+    MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, even ? 1 : 0, 6, &inter));
+    int lr;
+    MPI_OK(MPI_Comm_rank(inter, &lr));
+    int mine = 0, sum = -1, b = -1, want = 0;
+    for (int w = 0; w < size; w++)
+        if ((w % 2 == 0) != even)
+            want += w;
+    MPI_Request r[3];
+    MPI_OK(MPI_Allreduce_init(&mine, &sum, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL, &r[0]));
+    int root = even ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_OK(MPI_Bcast_init(&b, 1, MPI_INT, root, inter, MPI_INFO_NULL, &r[1]));
+    MPI_OK(MPI_Barrier_init(inter, MPI_INFO_NULL, &r[2]));
+    for (int round = 0; round < ROUNDS; round++) {
+        mine = rank;
+        sum = b = -1;
+        if (even && lr == 0)
+            b = 700 + round;
+        for (int i = 0; i < 3; i++)
+            MPI_OK(MPI_Start(&r[even ? i : 2 - i]));
+        MPI_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+        CHECK(sum == want, "intercommunicator Allreduce_init round %d: %d, expected %d", round,
+              sum, want);
+        if (!even)
+            CHECK(b == 700 + round, "intercommunicator Bcast_init round %d: %d", round, b);
+    }
+    for (int i = 0; i < 3; i++)
+        MPI_OK(MPI_Request_free(&r[i]));
+    MPI_OK(MPI_Comm_free(&inter));
+    MPI_OK(MPI_Comm_free(&local));
+}
+
 static void check_errors(void) {
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int cls = -1, v = 0;
@@ -286,14 +326,17 @@ static void check_errors(void) {
     CHECK(cls == MPI_ERR_REQUEST, "starting an active request gave class %d", cls);
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     MPI_OK(MPI_Request_free(&r));
-    /* intercommunicators: refused at init */
+    /* Scan is not defined on an intercommunicator: the start reports it */
     if (size >= 2) {
         MPI_Comm local, inter;
         MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &local));
         MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 5, &inter));
         MPI_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
-        MPI_Error_class(MPI_Barrier_init(inter, MPI_INFO_NULL, &r), &cls);
-        CHECK(cls == MPI_ERR_COMM, "Barrier_init on an intercommunicator gave class %d", cls);
+        MPI_OK(MPI_Scan_init(&v, &out, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL, &r));
+        MPI_Error_class(MPI_Start(&r), &cls);
+        CHECK(cls == MPI_ERR_COMM, "starting a Scan_init on an intercommunicator gave class %d",
+              cls);
+        MPI_OK(MPI_Request_free(&r));
         MPI_OK(MPI_Comm_free(&inter));
         MPI_OK(MPI_Comm_free(&local));
     }
@@ -309,6 +352,7 @@ int main(int argc, char **argv) {
     check_data_movement();
     check_neighbor();
     check_start_order();
+    check_inter();
     check_errors();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
