@@ -1,95 +1,7 @@
 /* tests/mpi/icnb.c — the non-blocking collectives on intercommunicators against the blocking ones
  * (which intercoll.c checks by hand): many in flight, p2p between, their locality, types and ops
  * freed while they run; MPI_Comm_idup of an intercommunicator. np 2 to 16. */
-#include "testutil.h"
-
-static int rank, size;
-static int step;
-
-/* ---- buffers, as in intercoll.c: a type's elements as "logical" ints ----
- * vec (MPI_Type_vector(2, 1, 2, MPI_INT)) has logical ints at 0 and 2 of a 3-int extent; buffers
- * start as CANARY and are compared in full, gaps and a tail included. */
-#define CANARY (-777)
-#define TAIL 4
-#define MAXP 16
-
-typedef struct ty {
-    const char *name;
-    MPI_Datatype dt;
-    int k;      /* logical ints per element */
-    int stride; /* ints per extent */
-} ty;
-
-static ty t_int = {"MPI_INT", MPI_INT, 1, 1};
-static ty t_vec = {"vector", MPI_DATATYPE_NULL, 2, 3};
-
-static int pos(const ty *t, int j) { return (j / t->k) * t->stride + (j % t->k) * 2; }
-
-static int *nbuf(int ints) {
-    int *b = tu_xmalloc((size_t)(ints + TAIL) * sizeof(int));
-    for (int i = 0; i < ints + TAIL; i++)
-        b[i] = CANARY;
-    return b;
-}
-
-static int val(int w, int j) { return step * 10000 + w * 100 + j + 1; }
-
-/* count elements of t at int offset off of buf get logical values val(w, base ..) */
-static void fill(int *buf, const ty *t, int off, int count, int w, int base) {
-    for (int j = 0; j < count * t->k; j++)
-        buf[off + pos(t, j)] = val(w, base + j);
-}
-
-/* a (+) b = a: associative, not commutative (the result is the group's local rank 0's value) */
-static void first_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
-    const int *a = in;
-    int *b = inout;
-    if (*dt == MPI_INT) {
-        for (int i = 0; i < *len; i++)
-            b[i] = a[i];
-    } else if (*dt == t_vec.dt) {
-        for (int i = 0; i < *len; i++) {
-            b[3 * i] = a[3 * i];
-            b[3 * i + 2] = a[3 * i + 2];
-        }
-    } else {
-        FAIL("user op called with an unexpected datatype");
-    }
-}
-static MPI_Op first_op;
-
-/* ---- intercommunicators (the splits of intercoll.c) ---- */
-
-typedef struct ictx {
-    const char *split;
-    MPI_Comm inter, local;
-    int a;
-    int lsize, lrank, rsize;
-} ictx;
-
-typedef struct split_kind {
-    const char *name;
-    int (*in_a)(int r);
-    int descending;
-} split_kind;
-
-static int even(int r) { return r % 2 == 0; }
-static int first(int r) { return r == 0; }
-static int low_half(int r) { return r < size / 2; }
-
-static void make_inter(const split_kind *k, ictx *c) {
-    c->split = k->name;
-    c->a = k->in_a(rank);
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, c->a, k->descending ? size - rank : rank, &c->local));
-    int leader = -1;
-    for (int r = 0; r < size; r++)
-        if (!k->in_a(r) != !c->a && (leader < 0 || (k->descending ? r > leader : r < leader)))
-            leader = r;
-    MPI_OK(MPI_Intercomm_create(c->local, 0, MPI_COMM_WORLD, leader, 31, &c->inter));
-    MPI_OK(MPI_Comm_size(c->inter, &c->lsize));
-    MPI_OK(MPI_Comm_rank(c->inter, &c->lrank));
-    MPI_OK(MPI_Comm_remote_size(c->inter, &c->rsize));
-}
+#include "ictest.h"
 
 /* ---- one collective call, run blocking (reference buffers) and non-blocking ---- */
 
@@ -112,23 +24,6 @@ typedef struct job {
     MPI_Datatype st[MAXP], rt[MAXP];
     MPI_Datatype rtype;        /* the receive type of the scatters and alltoallw (see below) */
 } job;
-
-/* Block counts of the v-forms: uneven, 0 when count is 0; displacements in reverse order. */
-static int cnt2(int count, int from, int to) { return count ? count + (from + to) % 2 : 0; }
-static int rev_displs(int n, const int *cnt, int *disp) {
-    int d = 0;
-    for (int i = n - 1; i >= 0; i--) {
-        disp[i] = d;
-        d += cnt[i] + 1;
-    }
-    return d;
-}
-
-static int root_arg(const ictx *c, int root_in_a, int root_l) {
-    if (c->a == root_in_a)
-        return c->lrank == root_l ? MPI_ROOT : MPI_PROC_NULL;
-    return root_l;
-}
 
 /* Sets up j's arguments and both copies of its buffers (same input, canary output). */
 static void job_init(job *j, const ictx *c, int kind, const ty *t, int count, int root, int user) {
