@@ -408,6 +408,8 @@ MPI_Comm_delete_attr_function credo_comm_null_delete_fn;
                            MPI_Comm *newcomm);                                                     \
     int P##Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);                    \
     int P##Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);                     \
+    int P##Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,                    \
+                               MPI_Request *request); /* MPI-4.0 */                                \
     int P##Comm_set_info(MPI_Comm comm, MPI_Info info);                                            \
     int P##Comm_get_info(MPI_Comm comm, MPI_Info *info_used);                                      \
     int P##Info_create(MPI_Info *info);                                                            \

@@ -367,8 +367,31 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* MPI 4.0: an idup whose hints are info's instead of comm's (as MPI_Comm_dup_with_info). The new
+ * communicator exists from the call on (usable at completion), so its hints are set here. */
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Comm_idup_with_info";
+    COMM_CHECK(fn, comm);
+    if (info != MPI_INFO_NULL && !mpi_info_ok(info))
+        return mpi_error(comm, MPI_ERR_INFO, fn, "invalid info object");
+    MPI_Info hints = MPI_INFO_NULL;
+    if (mpi_info_dup(info, &hints) != MPI_SUCCESS)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    int rc = PMPI_Comm_idup(comm, newcomm, request);
+    if (rc != MPI_SUCCESS) {
+        mpi_info_release(hints);
+        return rc;
+    }
+    mpi_info_release((*newcomm)->info);
+    (*newcomm)->info = hints;
+    return MPI_SUCCESS;
+}
+
 CREDO_PMPI(MPI_Comm_create)
 CREDO_PMPI(MPI_Comm_create_group)
 CREDO_PMPI(MPI_Comm_split_type)
 CREDO_PMPI(MPI_Comm_dup_with_info)
 CREDO_PMPI(MPI_Comm_idup)
+CREDO_PMPI(MPI_Comm_idup_with_info)

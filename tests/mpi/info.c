@@ -166,6 +166,17 @@ static void test_comm_hints(void) {
     MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w));
     CHECK(sum == size, "allreduce on dup_with_info: %d", sum);
     MPI_OK(MPI_Comm_free(&w));
+    /* MPI 4.0 idup_with_info: the new communicator has info's hints once the request completes */
+    MPI_Request req;
+    MPI_OK(MPI_Comm_idup_with_info(c, other, &w, &req));
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Comm_get_info(w, &used));
+    expect_value(used, "credo_other", "1", "idup_with_info's hints");
+    expect_value(used, "credo_test_hint", NULL, "idup_with_info drops the parent's hints");
+    MPI_OK(MPI_Info_free(&used));
+    MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w));
+    CHECK(sum == size, "allreduce on idup_with_info: %d", sum);
+    MPI_OK(MPI_Comm_free(&w));
     MPI_OK(MPI_Comm_free(&d));
     MPI_OK(MPI_Comm_free(&c));
     MPI_OK(MPI_Info_free(&other));
