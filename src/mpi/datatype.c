@@ -30,7 +30,7 @@ DT_BASIC(int, int, B_INT, "MPI_INT");
 DT_BASIC(unsigned, unsigned, B_UINT, "MPI_UNSIGNED");
 DT_BASIC(long, long, B_LONG, "MPI_LONG");
 DT_BASIC(unsigned_long, unsigned long, B_ULONG, "MPI_UNSIGNED_LONG");
-DT_BASIC(long_long, long long, B_LLONG, "MPI_LONG_LONG");
+DT_BASIC(long_long, long long, B_LLONG, "MPI_LONG_LONG_INT"); /* MPI_LONG_LONG is its synonym */
 DT_BASIC(unsigned_long_long, unsigned long long, B_ULLONG, "MPI_UNSIGNED_LONG_LONG");
 DT_BASIC(float, float, B_FLOAT, "MPI_FLOAT");
 DT_BASIC(double, double, B_DOUBLE, "MPI_DOUBLE");
@@ -45,7 +45,7 @@ DT_BASIC(uint8_t, uint8_t, B_UINT8, "MPI_UINT8_T");
 DT_BASIC(uint16_t, uint16_t, B_UINT16, "MPI_UINT16_T");
 DT_BASIC(uint32_t, uint32_t, B_UINT32, "MPI_UINT32_T");
 DT_BASIC(uint64_t, uint64_t, B_UINT64, "MPI_UINT64_T");
-DT_BASIC(c_float_complex, _Complex float, B_CFLOAT, "MPI_C_FLOAT_COMPLEX");
+DT_BASIC(c_float_complex, _Complex float, B_CFLOAT, "MPI_C_COMPLEX"); /* = MPI_C_FLOAT_COMPLEX */
 DT_BASIC(c_double_complex, _Complex double, B_CDOUBLE, "MPI_C_DOUBLE_COMPLEX");
 DT_BASIC(c_long_double_complex, _Complex long double, B_CLDOUBLE, "MPI_C_LONG_DOUBLE_COMPLEX");
 DT_BASIC(aint, MPI_Aint, B_AINT, "MPI_AINT");

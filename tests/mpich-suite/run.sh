@@ -90,6 +90,7 @@ PATCHES={
  'coll/nonblocking3':[('int *sendtypes','MPI_Datatype *sendtypes'),('int *recvtypes','MPI_Datatype *recvtypes')],
  # uses types[0] after MPI_Type_free(&type) (relies on MPICH handing out the same handle again)
  'datatype/indexed_misc':[('    /* A more rigorous test of the hindexed type.','    types[0] = type; /* credo harness: test reused a freed handle */\n    /* A more rigorous test of the hindexed type.')],
+ 'datatype/indexed_misc_oldapi':[('    /* A more rigorous test of the hindexed type.','    types[0] = type; /* credo harness: test reused a freed handle */\n    /* A more rigorous test of the hindexed type.')],
 }
 
 def makefile_info(d):
