@@ -35,9 +35,10 @@ int main(int argc, char **argv) {
     CHECK(MPI_REAL16 == MPI_DATATYPE_NULL && MPI_COMPLEX32 == MPI_DATATYPE_NULL,
           "REAL16/COMPLEX32 should be MPI_DATATYPE_NULL here");
 
-    int one = rank + 1, sum = 0;
+    /* values whose bit patterns are not small denormals: added as floats they would not sum */
+    int one = (1 << 24) + rank, sum = 0;
     MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD));
-    CHECK(sum == size * (size + 1) / 2, "SUM on MPI_INTEGER: %d", sum);
+    CHECK(sum == size * (1 << 24) + size * (size - 1) / 2, "SUM on MPI_INTEGER: %d", sum);
     double complex z = (rank + 1) + 2.0 * I * rank, zs = 0;
     MPI_OK(MPI_Allreduce(&z, &zs, 1, MPI_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD));
     CHECK(creal(zs) == size * (size + 1) / 2.0 && cimag(zs) == size * (size - 1.0),
