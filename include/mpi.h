@@ -247,7 +247,7 @@ enum {
 };
 
 /* Split types of MPI_Comm_split_type. */
-enum { MPI_COMM_TYPE_SHARED = 1 };
+enum { MPI_COMM_TYPE_SHARED = 1, MPI_COMM_TYPE_HW_GUIDED = 2, MPI_COMM_TYPE_HW_UNGUIDED = 3 };
 
 /* Error classes; credo's error codes are the classes themselves. */
 enum {

@@ -151,20 +151,46 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 }
 
 /* credo runs one job on one node over shared memory, so MPI_COMM_TYPE_SHARED puts all of comm
- * in one piece: a split with one color, ranks ordered by key then by rank in comm. */
+ * in one piece: a split with one color, ranks ordered by key then by rank in comm.
+ * MPI 4.0's hardware types: MPI_COMM_TYPE_HW_GUIDED with the info hint
+ * mpi_hw_resource_type = "mpi_shared_memory" is that same split (and the new communicator's info
+ * says so); any other resource type, or no hint, gives MPI_COMM_NULL, as the standard asks for
+ * types the library does not know. MPI_COMM_TYPE_HW_UNGUIDED must give a proper subset of comm
+ * or MPI_COMM_NULL; credo knows no hardware level below the node, so MPI_COMM_NULL. Both answers
+ * are the same at every process, so no communication is needed for them. */
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Comm_split_type";
     COMM_CHECK(fn, comm);
     INTRA_CHECK(fn, comm);
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+        split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_UNDEFINED)
         return mpi_error(comm, MPI_ERR_ARG, fn, "unknown split type %d", split_type);
     if (info != MPI_INFO_NULL && !mpi_info_ok(info))
         return mpi_error(comm, MPI_ERR_INFO, fn, "invalid info object");
     if (newcomm == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
-    return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+    static const char hw_key[] = "mpi_hw_resource_type", shm[] = "mpi_shared_memory";
+    if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+        char v[sizeof shm + 1] = "";
+        int flag = 0;
+        if (info != MPI_INFO_NULL)
+            PMPI_Info_get(info, hw_key, (int)sizeof v - 1, v, &flag);
+        if (!flag || strcmp(v, shm) != 0) {
+            *newcomm = MPI_COMM_NULL;
+            return MPI_SUCCESS;
+        }
+    }
+    int rc = PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+    if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_GUIDED && *newcomm != MPI_COMM_NULL &&
+        PMPI_Comm_set_info(*newcomm, info) != MPI_SUCCESS)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    return rc;
 }
 
 /* A dup (attributes copied, topology and the rest as MPI_Comm_dup does) whose hints are info's

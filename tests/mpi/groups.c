@@ -289,6 +289,28 @@ static void test_split_type(void) {
         exercise(c, (const int[]){1, 2, 3, 4}, size - 1, "split_type(shared, without 0)");
         MPI_OK(MPI_Comm_free(&c));
     }
+    /* MPI 4.0 hardware types: the shared-memory resource by hint is the same split, with the
+     * hint in the new communicator's info; no hint, another resource, or unguided: MPI_COMM_NULL */
+    MPI_Info hint, used;
+    MPI_OK(MPI_Info_create(&hint));
+    MPI_OK(MPI_Info_set(hint, "mpi_hw_resource_type", "mpi_shared_memory"));
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, size - rank, hint, &c));
+    exercise(c, rev, size, "split_type(hw_guided shared memory, reversed)");
+    char v[64] = "";
+    int flag = 0;
+    MPI_OK(MPI_Comm_get_info(c, &used));
+    MPI_OK(MPI_Info_get(used, "mpi_hw_resource_type", 63, v, &flag));
+    CHECK(flag && strcmp(v, "mpi_shared_memory") == 0, "hw_guided: info says %d '%s'", flag, v);
+    MPI_OK(MPI_Info_free(&used));
+    MPI_OK(MPI_Comm_free(&c));
+    MPI_OK(MPI_Info_set(hint, "mpi_hw_resource_type", "l3cache"));
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, hint, &c));
+    CHECK(c == MPI_COMM_NULL, "hw_guided with an unknown resource gave a communicator");
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "hw_guided without a hint gave a communicator");
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, hint, &c));
+    CHECK(c == MPI_COMM_NULL, "hw_unguided gave a communicator");
+    MPI_OK(MPI_Info_free(&hint));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int rc = MPI_Comm_split_type(MPI_COMM_WORLD, 99, 0, MPI_INFO_NULL, &c);
     CHECK(tu_class(rc) == MPI_ERR_ARG, "split_type with an unknown type: %d", rc);
