@@ -30,18 +30,15 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL %s",
                          request == NULL ? "request" : "callback function");
     mpi_greq *g = calloc(1, sizeof *g);
-    p2p_req *r = g != NULL ? p2p_req_generic() : NULL;
+    /* Errors of the wait that finishes it go to MPI_COMM_SELF's handler: the request has no
+     * communicator of its own. */
+    p2p_req *r = g != NULL ? mpi_req_new(MPI_COMM_SELF, REQ_F_GREQ) : NULL;
     if (r == NULL) {
         free(g);
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     *g = (mpi_greq){query_fn, free_fn, cancel_fn, extra_state, 0};
-    /* Errors of the wait that finishes it go to MPI_COMM_SELF's handler: the request has no
-     * communicator of its own. */
-    REQ_BIND(r, MPI_COMM_SELF);
-    r->upper_data[0] = REQ_F_GREQ;
     r->upper_data[1] = (uint64_t)(uintptr_t)g;
-    r->on_complete = NULL;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }

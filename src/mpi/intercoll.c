@@ -595,7 +595,7 @@ static icnb *nb_new(MPI_Comm comm, icnb_step step)
 {
     int tag = TAG_NB + (int)(comm->nbc_seq++ & TAG_NB_MASK);
     icnb *s = calloc(1, sizeof *s);
-    p2p_req *h = s != NULL ? p2p_req_generic() : NULL;
+    p2p_req *h = s != NULL ? mpi_req_new(comm, 0) : NULL;
     if (h == NULL) {
         free(s);
         return NULL;
@@ -608,9 +608,6 @@ static icnb *nb_new(MPI_Comm comm, icnb_step step)
     s->tag = tag;
     s->xctx = comm->ctx + 1;
     s->lctx = comm->local->ctx;
-    REQ_BIND(h, comm);
-    h->upper_data[0] = 0;
-    h->on_complete = NULL;
     return s;
 }
 

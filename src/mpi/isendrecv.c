@@ -66,8 +66,9 @@ static int isr_start(const char *fn, const void *sbuf, size_t sbytes, int dest, 
     int rdense = (rdt->flags & DT_F_DENSE) || rbytes == 0;
     isr_state *s = calloc(1, sizeof *s);
     void *rtmp = source != MPI_PROC_NULL && !rdense ? malloc(rbytes) : NULL;
+    uint64_t flags = source == MPI_PROC_NULL ? REQ_F_PROC_NULL : REQ_F_RECV;
     p2p_req *h = s != NULL && (rdense || source == MPI_PROC_NULL || rtmp != NULL)
-                     ? p2p_req_generic()
+                     ? mpi_req_new(comm, flags)
                      : NULL;
     if (h == NULL) {
         free(s);
@@ -84,9 +85,6 @@ static int isr_start(const char *fn, const void *sbuf, size_t sbytes, int dest, 
         s->rdt = rdt;
         dt_retain(rdt);
     }
-    REQ_BIND(h, comm);
-    h->upper_data[0] = source == MPI_PROC_NULL ? REQ_F_PROC_NULL : REQ_F_RECV;
-    h->on_complete = NULL;
     /* one extra count while the parts start, so a part that finishes at once cannot complete the
      * handle before the other one exists */
     s->pending = 1;

@@ -178,6 +178,19 @@ enum {
 #define REQ_BIND(r, comm) ((r)->upper = (comm), (comm)->refcount++)
 #define REQ_FLAGS(r) ((uint32_t)(r)->upper_data[0])
 
+/* A generic request that the MPI layer completes itself (persistent handles, generalized and
+ * staged requests), bound to comm with the REQ_F_* flags and no hook yet; NULL if out of memory. */
+static inline p2p_req *mpi_req_new(MPI_Comm comm, uint64_t flags)
+{
+    p2p_req *r = p2p_req_generic();
+    if (r == NULL)
+        return NULL;
+    REQ_BIND(r, comm);
+    r->upper_data[0] = flags;
+    r->on_complete = NULL;
+    return r;
+}
+
 /* A request of a GOAL schedule that the MPI layer finishes itself (collectives, MPI_Comm_idup):
  * bound to comm, with per-call state in upper_data[3] for the hook, which runs at once when the
  * schedule already completed inside its start call, else from progress. */

@@ -111,7 +111,7 @@ int mpi_persist_coll_create(const char *fn, MPI_Comm comm, struct mpi_pcoll *col
                             MPI_Request *request)
 {
     mpi_persist *p = calloc(1, sizeof *p);
-    p2p_req *r = p != NULL ? p2p_req_generic() : NULL;
+    p2p_req *r = p != NULL ? mpi_req_new(comm, REQ_F_PERSIST | REQ_F_INACTIVE) : NULL;
     if (r == NULL) {
         free(p);
         mpi_pcoll_free(coll);
@@ -121,10 +121,7 @@ int mpi_persist_coll_create(const char *fn, MPI_Comm comm, struct mpi_pcoll *col
     p->comm = comm;
     p->kind = PK_COLL;
     p->coll = coll;
-    REQ_BIND(r, comm);
-    r->upper_data[0] = REQ_F_PERSIST | REQ_F_INACTIVE;
     r->upper_data[1] = (uint64_t)(uintptr_t)p;
-    r->on_complete = NULL;
     p2p_req_complete(r);
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
@@ -140,7 +137,9 @@ static int persist_create(const char *fn, const void *buf, int count, MPI_Dataty
     int own_tmp = !dense && kind != PK_BSEND;
     mpi_persist *p = calloc(1, sizeof *p);
     void *tmp = own_tmp ? malloc(bytes) : NULL;
-    p2p_req *r = p != NULL && (!own_tmp || tmp != NULL) ? p2p_req_generic() : NULL;
+    uint64_t flags = REQ_F_PERSIST | REQ_F_INACTIVE | (kind == PK_RECV ? REQ_F_RECV : 0) |
+                     (peer == MPI_PROC_NULL ? REQ_F_PROC_NULL : 0);
+    p2p_req *r = p != NULL && (!own_tmp || tmp != NULL) ? mpi_req_new(comm, flags) : NULL;
     if (r == NULL) {
         free(p);
         free(tmp);
@@ -159,11 +158,7 @@ static int persist_create(const char *fn, const void *buf, int count, MPI_Dataty
     p->tag = tag;
     p->kind = kind;
     p->mode = mode;
-    REQ_BIND(r, comm);
-    r->upper_data[0] = REQ_F_PERSIST | REQ_F_INACTIVE | (kind == PK_RECV ? REQ_F_RECV : 0) |
-                       (peer == MPI_PROC_NULL ? REQ_F_PROC_NULL : 0);
     r->upper_data[1] = (uint64_t)(uintptr_t)p;
-    r->on_complete = NULL;
     p2p_req_complete(r); /* inactive requests are complete: the waits return at once */
     *request = (MPI_Request)r;
     return MPI_SUCCESS;

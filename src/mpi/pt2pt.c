@@ -249,12 +249,9 @@ int mpi_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Comm comm, p2p_msg *ms
 
 p2p_req *mpi_req_proc_null(MPI_Comm comm)
 {
-    p2p_req *r = p2p_req_generic();
+    p2p_req *r = mpi_req_new(comm, REQ_F_PROC_NULL | REQ_F_RECV);
     if (r == NULL)
         return NULL;
-    REQ_BIND(r, comm);
-    r->upper_data[0] = REQ_F_PROC_NULL | REQ_F_RECV;
-    r->on_complete = NULL;
     memset(&r->status, 0, sizeof r->status);
     p2p_req_complete(r);
     return r;
