@@ -288,37 +288,19 @@ static int inter_idup_done(void *arg, uint32_t ctx, int ok)
         return P2P_OK; /* the request carries the sharing's error */
     if (ctx == 0)
         return P2P_ERR_INTERN; /* the choosing leader ran out of context ids */
-    c->ctx = ctx;
-    c->local->ctx = ctx + 2;
-    if (comm_index(c->local) != 0)
+    if (mpi_inter_bind_ctx(c, ctx) != 0)
         return P2P_ERR_NOMEM;
     c->magic = COMM_MAGIC;
     return P2P_OK;
 }
 
-/* The duplicate is built at the call like intercomm.c's inter_new builds one (same groups, a
- * hidden local communicator that returns its errors), on ids it gets at the end. */
+/* The duplicate is built at the call (same groups) and gets its ids at the end. */
 static int inter_idup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int n = comm->size, m = comm->remote_size;
-    struct credo_comm *c = comm_new(comm, 0, m), *l = c != NULL ? comm_new(comm, 0, n) : NULL;
-    if (l == NULL) {
-        if (c != NULL)
-            mpi_comm_destroy(c);
+    struct credo_comm *c = mpi_inter_alloc(comm, comm->local->world_of, comm->size,
+                                           comm->world_of, comm->remote_size);
+    if (c == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    if (l->errh->kind == ERRH_USER)
-        l->errh->refcount--;
-    l->errh = MPI_ERRORS_RETURN;
-    memcpy(l->world_of, comm->local->world_of, (size_t)n * sizeof(int));
-    memcpy(l->name, "(local group)", sizeof "(local group)");
-    memcpy(c->world_of, comm->world_of, (size_t)m * sizeof(int));
-    for (int r = 0; r < m; r++)
-        c->comm_of[comm->world_of[r]] = r;
-    c->size = n;
-    c->rank = comm->rank;
-    c->remote_size = m;
-    c->local = l;
     c->magic = 0;
     int rc = mpi_comm_hints_merge(c, comm->info);
     if (rc == MPI_SUCCESS)

@@ -25,15 +25,12 @@ static uint32_t max_ctx(const int *v, int n, int stride)
     return m;
 }
 
-/* A new intercommunicator on context ids ctx .. ctx + 3: local group lw (n job ranks, this
- * process among them), remote group rw (m). Error handler and nothing else from parent. */
-static struct credo_comm *inter_new(MPI_Comm parent, uint32_t ctx, const int *lw, int n,
-                                    const int *rw, int m)
+struct credo_comm *mpi_inter_alloc(MPI_Comm parent, const int *lw, int n, const int *rw, int m)
 {
-    struct credo_comm *c = comm_new(parent, ctx, m);
+    struct credo_comm *c = comm_new(parent, 0, m);
     if (c == NULL)
         return NULL;
-    struct credo_comm *l = comm_new(parent, ctx + 2, n);
+    struct credo_comm *l = comm_new(parent, 0, n);
     if (l == NULL) {
         mpi_comm_destroy(c);
         return NULL;
@@ -44,19 +41,36 @@ static struct credo_comm *inter_new(MPI_Comm parent, uint32_t ctx, const int *lw
         l->errh->refcount--;
     l->errh = MPI_ERRORS_RETURN;
     memcpy(l->world_of, lw, (size_t)n * sizeof(int));
-    if (comm_index(l) != 0) {
-        mpi_comm_destroy(l);
-        mpi_comm_destroy(c);
-        return NULL;
-    }
     memcpy(l->name, "(local group)", sizeof "(local group)");
     memcpy(c->world_of, rw, (size_t)m * sizeof(int));
     for (int r = 0; r < m; r++)
         c->comm_of[rw[r]] = r;
     c->size = n;
-    c->rank = l->rank;
     c->remote_size = m;
     c->local = l;
+    return c;
+}
+
+int mpi_inter_bind_ctx(struct credo_comm *c, uint32_t ctx)
+{
+    c->ctx = ctx;
+    c->local->ctx = ctx + 2;
+    if (comm_index(c->local) != 0)
+        return -1;
+    c->rank = c->local->rank;
+    return 0;
+}
+
+/* A new intercommunicator on context ids ctx .. ctx + 3: local group lw (n job ranks, this
+ * process among them), remote group rw (m). Error handler and nothing else from parent. */
+static struct credo_comm *inter_new(MPI_Comm parent, uint32_t ctx, const int *lw, int n,
+                                    const int *rw, int m)
+{
+    struct credo_comm *c = mpi_inter_alloc(parent, lw, n, rw, m);
+    if (c != NULL && mpi_inter_bind_ctx(c, ctx) != 0) {
+        mpi_comm_destroy(c);
+        return NULL;
+    }
     return c;
 }
 

@@ -377,6 +377,12 @@ int comm_split_cmp(const void *a, const void *b);
 
 /* ---- intercommunicators (intercomm.c) ---- */
 
+/* An intercommunicator of local group lw (n job ranks, this process among them) and remote
+ * group rw (m), error handler from parent, not usable before mpi_inter_bind_ctx gives it its
+ * context ids ctx .. ctx + 3 (the local intracommunicator takes ctx + 2 and ctx + 3) and its rank
+ * tables; that returns 0 or -1 (out of memory). */
+struct credo_comm *mpi_inter_alloc(MPI_Comm parent, const int *lw, int n, const int *rw, int m);
+int mpi_inter_bind_ctx(struct credo_comm *c, uint32_t ctx);
 /* MPI_Comm_dup, _split and _create of an intercommunicator (collective over both groups). */
 int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm);
 int mpi_inter_split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
