@@ -144,4 +144,26 @@ static int root_arg(const ictx *c, int root_in_a, int root_l) {
     return root_l;
 }
 
+/* The three splits both tests run, and the set-up and tear-down of the vector type and the op. */
+static const split_kind ic_splits[] = {{"even/odd", even, 1}, {"1 vs rest", first, 0},
+                                       {"halves", low_half, 0}};
+#define IC_NSPLITS ((int)(sizeof ic_splits / sizeof ic_splits[0]))
+
+static void ic_init(int *argc, char ***argv) {
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size >= 2 && size <= MAXP, "needs 2 to %d processes", MAXP);
+    MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &t_vec.dt));
+    MPI_OK(MPI_Type_commit(&t_vec.dt));
+    MPI_OK(MPI_Op_create(first_fn, 0, &first_op));
+}
+
+static void ic_fini(const char *passed) {
+    MPI_OK(MPI_Op_free(&first_op));
+    MPI_OK(MPI_Type_free(&t_vec.dt));
+    MPI_Finalize();
+    tu_note("%s", passed);
+}
+
 #endif

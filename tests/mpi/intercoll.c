@@ -432,25 +432,12 @@ static void run(const split_kind *k) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    CHECK(size >= 2 && size <= 16, "needs 2 to 16 processes");
-    MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &t_vec.dt));
-    MPI_OK(MPI_Type_commit(&t_vec.dt));
+    ic_init(&argc, &argv);
     MPI_Aint lb, ext;
     MPI_OK(MPI_Type_get_extent(t_vec.dt, &lb, &ext));
     CHECK(lb == 0 && ext == 3 * (MPI_Aint)sizeof(int), "vector extent %ld", (long)ext);
-    MPI_OK(MPI_Op_create(first_fn, 0, &first_op));
-
-    const split_kind kinds[] = {{"even/odd", even, 1}, {"1 vs rest", first, 0},
-                                {"halves", low_half, 0}};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        run(&kinds[i]);
-
-    MPI_OK(MPI_Op_free(&first_op));
-    MPI_OK(MPI_Type_free(&t_vec.dt));
-    MPI_Finalize();
-    tu_note("intercoll passed");
+    for (int i = 0; i < IC_NSPLITS; i++)
+        run(&ic_splits[i]);
+    ic_fini("intercoll passed");
     return 0;
 }
