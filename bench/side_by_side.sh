@@ -81,6 +81,13 @@ for m in $mpis; do
 done
 active=""
 for m in $mpis; do [ -n "${avail[$m]:-}" ] && active="$active $m"; done
+# The hardware floor the ping-pong is read against: no MPI, two processes handing a 64-byte slot back and
+# forth on one reused cache line and on a 256-slot ring like credo's mailbox at 2 ranks (ring_floor.c).
+floor_bin=""
+if [[ " $benches " == *" pingpong "* ]] && command -v cc >/dev/null &&
+   cc $cflags "$here/ring_floor.c" -o "$work/ring_floor" 2>"$work/ring_floor.build.log"; then
+  floor_bin="$work/ring_floor"
+fi
 [ -z "$active" ] && { note "no MPI could be built; nothing to run"; exit 1; }
 
 # Two busy-polling ranks need both cores of this kind of VM; with other load the numbers mostly measure
@@ -116,6 +123,11 @@ for r in $(seq 1 "$runs"); do
         if [ $rc = 124 ] || [ $rc = 137 ]; then dead[$m.$b]=1; note "$m $b timed out; not run again"; fi
       fi
     done
+    if [ "$b" = pingpong ] && [ -n "$floor_bin" ]; then
+      echo "[run $r/$runs] hardware floor (no MPI)" >&2
+      timeout -k 10 "$tmo" "$floor_bin" --slots 1,256 2>/dev/null |
+        awk -F, -v r="$r" 'NF == 4 && $1 == "floor" {print "raw,floor," r ",floor," $2 "," $3 "," $4}' >>"$raw"
+    fi
   done
 done
 
@@ -189,5 +201,7 @@ awk -F, -v act="$active" '$1 == "median" { v[$2, $4, $5] = $6 }
         for (i = 1; i <= 3; i++) { m = order[i]; if (index(" " act " ", " " m " ") == 0) continue
           printf "  %-9s %8s | %8s | %8s | %8s\n", name[i], f(v[m, "latency", 8], "%.3f", 1),
                  f(v[m, "ppbw", 1048576], "%.0f", 1), f(v[m, "bw", 1048576], "%.0f", 1), f(v[m, "msgrate", 8], "%.2f", 1e6) } }' "$med"
+awk -F, '$1 == "median" && $2 == "floor" { v[$5] = $6 }
+  END { if (1 in v) printf "  floor     %8.3f us with one reused cache line, %.3f us with a ring of 256 64-byte slots (no MPI, ring_floor.c)\n", v[1], v[256] }' "$med"
 echo
 echo "raw and median numbers: $csv"
