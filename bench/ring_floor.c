@@ -46,10 +46,19 @@ static void slot_put(floor_slot *s, uint32_t v)
     atomic_store_explicit(&s->seq, v, memory_order_release);
 }
 
+/* The wait loop pauses as every MPI's does: without it the reader's back-to-back loads keep pulling
+ * the line away from the writer, and on the development VM the floor rose from about 0.25 to 0.34 us. */
+static inline void floor_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 static uint64_t slot_get(floor_slot *s, uint32_t v)
 {
     while (atomic_load_explicit(&s->seq, memory_order_acquire) != v)
-        ;
+        floor_pause();
     return s->payload[0];
 }
 
