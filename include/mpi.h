@@ -309,7 +309,8 @@ enum {
     MPI_ERR_RMA_ATTACH = 55,
     MPI_ERR_RMA_SHARED = 56,
     MPI_ERR_RMA_FLAVOR = 57,
-    MPI_ERR_LASTCODE = 57
+    MPI_ERR_SESSION = 58, /* MPI 4.0 */
+    MPI_ERR_LASTCODE = 58
 };
 
 /* ---- environment ---------------------------------------------------------------------------- */
@@ -855,6 +856,32 @@ extern int credo_unweighted, credo_weights_empty;
                                const MPI_Datatype recvtypes[], MPI_Comm comm,                      \
                                MPI_Request *request);
 CREDO_TOPO_DECLS(MPI_)
+
+/* ---- MPI 4.0 sessions (src/mpi/session.c) ------------------------------------------------------ */
+typedef struct credo_session *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+typedef void MPI_Session_errhandler_function(MPI_Session *, int *, ...);
+#define CREDO_SESSION_DECLS(P)                                                                     \
+    int P##Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);          \
+    int P##Session_finalize(MPI_Session *session);                                                 \
+    int P##Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);            \
+    int P##Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,          \
+                                char *pset_name);                                                  \
+    int P##Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);     \
+    int P##Session_get_info(MPI_Session session, MPI_Info *info_used);                             \
+    int P##Group_from_session_pset(MPI_Session session, const char *pset_name,                     \
+                                   MPI_Group *newgroup);                                           \
+    int P##Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,           \
+                                  MPI_Errhandler errhandler, MPI_Comm *newcomm);                   \
+    int P##Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,       \
+                                     MPI_Errhandler *errhandler);                                  \
+    int P##Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);                 \
+    int P##Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);                \
+    int P##Session_call_errhandler(MPI_Session session, int errorcode);
+CREDO_SESSION_DECLS(MPI_)
+CREDO_SESSION_DECLS(PMPI_)
 
 /* ---- profiling interface: every function above under its PMPI_ name ------------------------ */
 

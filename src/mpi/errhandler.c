@@ -71,6 +71,7 @@ static const char *const err_strings[] = {
     [MPI_ERR_RMA_ATTACH] = "memory cannot be attached",
     [MPI_ERR_RMA_SHARED] = "memory cannot be shared",
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
+    [MPI_ERR_SESSION] = "invalid session",
 };
 
 /* Classes and codes the program added (MPI_Add_error_class/_code): numbers MPI_ERR_LASTCODE + 1

@@ -9,11 +9,15 @@
 credo_mpi_state credo_mpi;
 static pthread_t main_thread;
 
-static int init_common(const char *fn, int required)
+/* Starts the runtime for the world model or the first session; a no-op while it runs. Bootstrap and
+ * mailboxes cannot be set up twice in one process, so a start after the shut-down is refused. */
+int mpi_runtime_up(const char *fn, int required)
 {
-    if (credo_mpi.state != MPI_STATE_NONE) {
-        fprintf(stderr, "credo: %s: MPI was already %s\n", fn,
-                credo_mpi.state == MPI_STATE_READY ? "initialized" : "finalized");
+    if (credo_mpi.state == MPI_STATE_READY)
+        return MPI_SUCCESS;
+    if (credo_mpi.state == MPI_STATE_DONE) {
+        fprintf(stderr, "credo: %s: MPI was finalized in this process and credo cannot start it again\n",
+                fn);
         return MPI_ERR_OTHER;
     }
     if (credo_init() != 0)
@@ -29,6 +33,39 @@ static int init_common(const char *fn, int required)
     if (credo_progress_thread_start() != 0)
         credo_abort(MPI_ERR_OTHER, "%s: cannot start the progress thread", fn);
     credo_mpi.state = MPI_STATE_READY;
+    return MPI_SUCCESS;
+}
+
+/* Shuts the runtime down once neither the world model nor a session needs it. Every process gets
+ * here exactly once, from MPI_Finalize or from its last MPI_Session_finalize, so the barrier over
+ * the job matches whichever call each process ends with; after it no peer writes to our mailbox. */
+int mpi_runtime_down(const char *fn)
+{
+    /* Buffered sends must leave before the barrier. */
+    mpi_bsend_drain();
+    int rc = mpi_coll_barrier(MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_error(MPI_COMM_WORLD, rc, fn, "closing barrier failed");
+    credo_mpi.state = MPI_STATE_DONE;
+    credo_progress_thread_stop();
+    mpi_comm_finalize();
+    mpi_attr_finalize();
+    if (credo_finalize() != 0)
+        return MPI_ERR_OTHER;
+    return MPI_SUCCESS;
+}
+
+static int init_common(const char *fn, int required)
+{
+    if (credo_mpi.world != MPI_WORLD_NONE) {
+        fprintf(stderr, "credo: %s: MPI was already %s\n", fn,
+                credo_mpi.world == MPI_WORLD_ACTIVE ? "initialized" : "finalized");
+        return MPI_ERR_OTHER;
+    }
+    int rc = mpi_runtime_up(fn, required);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    credo_mpi.world = MPI_WORLD_ACTIVE;
     return MPI_SUCCESS;
 }
 
@@ -53,7 +90,7 @@ int MPI_Initialized(int *flag)
 {
     if (flag == NULL)
         return MPI_ERR_ARG;
-    *flag = credo_mpi.state != MPI_STATE_NONE;
+    *flag = credo_mpi.world != MPI_WORLD_NONE;
     return MPI_SUCCESS;
 }
 
@@ -61,7 +98,7 @@ int MPI_Finalized(int *flag)
 {
     if (flag == NULL)
         return MPI_ERR_ARG;
-    *flag = credo_mpi.state == MPI_STATE_DONE;
+    *flag = credo_mpi.world == MPI_WORLD_DONE;
     return MPI_SUCCESS;
 }
 
@@ -91,24 +128,18 @@ int MPI_Finalize(void)
     static const char fn[] = "MPI_Finalize";
     if (!MPI_READY())
         return mpi_not_ready(fn);
+    if (credo_mpi.world != MPI_WORLD_ACTIVE) /* only sessions keep MPI up */
+        return mpi_error(NULL, MPI_ERR_OTHER, fn, "%s", credo_mpi.world == MPI_WORLD_DONE
+                                                            ? "MPI_Finalize was already called"
+                                                            : "MPI_Init was not called");
     /* Attribute delete callbacks first, MPI still usable: libraries use COMM_SELF's as their
      * finalize hook (attr.c). A failing callback is reported but does not stop the shutdown. */
     int arc = mpi_attr_finalize_comms();
     if (arc != MPI_SUCCESS)
         mpi_error(MPI_COMM_WORLD, arc, fn, "attribute delete callback failed (%d)", arc);
-    /* Buffered sends must leave before the barrier; the barrier makes sure no rank tears down
-     * its mailbox while a peer still sends to it. */
-    mpi_bsend_drain();
-    int rc = mpi_coll_barrier(MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_error(MPI_COMM_WORLD, rc, fn, "closing barrier failed");
-    credo_mpi.state = MPI_STATE_DONE;
-    credo_progress_thread_stop();
-    mpi_comm_finalize();
-    mpi_attr_finalize();
-    if (credo_finalize() != 0)
-        return MPI_ERR_OTHER;
-    return MPI_SUCCESS;
+    credo_mpi.world = MPI_WORLD_DONE;
+    /* Open sessions keep the runtime (MPI 4.0 sessions outlive the world model). */
+    return credo_mpi.sessions > 0 ? MPI_SUCCESS : mpi_runtime_down(fn);
 }
 
 int MPI_Abort(MPI_Comm comm, int errorcode)

@@ -38,8 +38,14 @@
 
 enum { MPI_STATE_NONE = 0, MPI_STATE_READY = 1, MPI_STATE_DONE = 2 };
 
+/* The runtime (state READY) serves the world model (MPI_Init .. MPI_Finalize) and every open MPI 4.0
+ * session (session.c); it shuts down when the last of them ends, and cannot start again. */
+enum { MPI_WORLD_NONE = 0, MPI_WORLD_ACTIVE = 1, MPI_WORLD_DONE = 2 };
+
 typedef struct credo_mpi_state {
     int state;            /* enum above */
+    int world;            /* MPI_WORLD_*: the world model's own state, for MPI_Initialized/Finalized */
+    int sessions;         /* sessions initialized and not yet finalized */
     int thread_level;     /* provided */
     uint32_t next_ctx;    /* lowest context id this process has not used (ids only grow) */
     int job_size;         /* credo_rt.size, cached */
@@ -232,6 +238,10 @@ int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 /* The largest error class or code in use: MPI_ERR_LASTCODE plus those MPI_Add_error_* added. */
 int mpi_error_last_used(void);
 int mpi_not_ready(const char *fn) __attribute__((cold));
+/* The runtime's start (state NONE -> READY) and its shut-down (READY -> DONE, a barrier over the job
+ * first), shared by the world model and sessions (init.c). */
+int mpi_runtime_up(const char *fn, int required);
+int mpi_runtime_down(const char *fn);
 
 /* The argument checks every binding starts with: the library is initialised and the handle is
  * live. The macros return the raised error from the calling binding; mpi_check_comm returns 0 or
