@@ -187,11 +187,15 @@ int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
         h->fn(&c, &e);
         return code;
     }
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
+    mpi_error_abort(code, fn, fmt, ap);
+}
+
+void mpi_error_abort(int code, const char *fn, const char *fmt, va_list ap)
+{
+    char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     fflush(stdout);
     credo_abort(code, "%s: %s", fn, msg);
 }

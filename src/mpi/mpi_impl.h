@@ -3,6 +3,7 @@
 #ifndef CREDO_MPI_IMPL_H
 #define CREDO_MPI_IMPL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -236,6 +237,9 @@ static inline int dt_ok(MPI_Datatype d)
 int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
     __attribute__((cold, format(printf, 4, 5)));
 /* The largest error class or code in use: MPI_ERR_LASTCODE plus those MPI_Add_error_* added. */
+/* The end of the fatal path of mpi_error, for the objects with handlers of their own (sessions):
+ * the message, then the job's abort. */
+_Noreturn void mpi_error_abort(int code, const char *fn, const char *fmt, va_list ap);
 int mpi_error_last_used(void);
 int mpi_not_ready(const char *fn) __attribute__((cold));
 /* The runtime's start (state NONE -> READY) and its shut-down (READY -> DONE, a barrier over the job

@@ -71,13 +71,9 @@ static int raise_on(MPI_Errhandler h, MPI_Session s, int code, const char *fn, c
         }
         return code;
     }
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fflush(stdout);
-    credo_abort(code, "%s: %s", fn, msg);
+    mpi_error_abort(code, fn, fmt, ap);
 }
 
 #define SESSION_CHECK(fn, s)                                                                       \
