@@ -1170,6 +1170,132 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 CREDO_COLL_DECLS(PMPI_)
 CREDO_TOPO_DECLS(PMPI_)
 
+/* ---- one-sided communication (RMA) ---------------------------------------------------------- */
+
+typedef struct credo_win *MPI_Win;
+#define MPI_WIN_NULL ((MPI_Win)0)
+
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+MPI_Win_copy_attr_function credo_win_null_copy_fn, credo_win_dup_fn;
+MPI_Win_delete_attr_function credo_win_null_delete_fn;
+#define MPI_WIN_NULL_COPY_FN (&credo_win_null_copy_fn)
+#define MPI_WIN_DUP_FN (&credo_win_dup_fn)
+#define MPI_WIN_NULL_DELETE_FN (&credo_win_null_delete_fn)
+
+enum { MPI_LOCK_EXCLUSIVE = 234, MPI_LOCK_SHARED = 235 };
+/* Assertions of the synchronization calls (accepted and ignored: every operation completes at the
+ * call in credo, so there is nothing they could save). */
+enum {
+    MPI_MODE_NOCHECK = 1024,
+    MPI_MODE_NOSTORE = 2048,
+    MPI_MODE_NOPUT = 4096,
+    MPI_MODE_NOPRECEDE = 8192,
+    MPI_MODE_NOSUCCEED = 16384
+};
+/* Predefined window attribute keys (MPI_Win_get_attr), next to the communicator ones. */
+enum {
+    MPI_WIN_BASE = 9,
+    MPI_WIN_SIZE = 10,
+    MPI_WIN_DISP_UNIT = 11,
+    MPI_WIN_CREATE_FLAVOR = 12,
+    MPI_WIN_MODEL = 13
+};
+enum {
+    MPI_WIN_FLAVOR_CREATE = 1,
+    MPI_WIN_FLAVOR_ALLOCATE = 2,
+    MPI_WIN_FLAVOR_DYNAMIC = 3,
+    MPI_WIN_FLAVOR_SHARED = 4
+};
+enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
+
+/* CREDO_RMA_DECLS(MPI_) and (PMPI_) declare both names of every function of this section. */
+#define CREDO_RMA_DECLS(P)                                                                         \
+    int P##Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,      \
+                      MPI_Win *win);                                                               \
+    int P##Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,                \
+                        void *baseptr, MPI_Win *win);                                              \
+    int P##Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,         \
+                               void *baseptr, MPI_Win *win);                                       \
+    int P##Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);                         \
+    int P##Win_attach(MPI_Win win, void *base, MPI_Aint size);                                     \
+    int P##Win_detach(MPI_Win win, const void *base);                                              \
+    int P##Win_free(MPI_Win *win);                                                                 \
+    int P##Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,                 \
+                            void *baseptr);                                                        \
+    int P##Win_get_group(MPI_Win win, MPI_Group *group);                                           \
+    int P##Win_set_name(MPI_Win win, const char *win_name);                                        \
+    int P##Win_get_name(MPI_Win win, char *win_name, int *resultlen);                              \
+    int P##Win_set_info(MPI_Win win, MPI_Info info);                                               \
+    int P##Win_get_info(MPI_Win win, MPI_Info *info_used);                                         \
+    int P##Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,                   \
+                                 MPI_Errhandler *errhandler);                                      \
+    int P##Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);                             \
+    int P##Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);                            \
+    int P##Win_call_errhandler(MPI_Win win, int errorcode);                                        \
+    int P##Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,                         \
+                             MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,    \
+                             void *extra_state);                                                   \
+    int P##Win_free_keyval(int *win_keyval);                                                       \
+    int P##Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);                         \
+    int P##Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);              \
+    int P##Win_delete_attr(MPI_Win win, int win_keyval);                                           \
+    int P##Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,            \
+               int target_rank, MPI_Aint target_disp, int target_count,                            \
+               MPI_Datatype target_datatype, MPI_Win win);                                         \
+    int P##Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, \
+               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win); \
+    int P##Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,     \
+                      int target_rank, MPI_Aint target_disp, int target_count,                     \
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);                       \
+    int P##Get_accumulate(const void *origin_addr, int origin_count,                               \
+                          MPI_Datatype origin_datatype, void *result_addr, int result_count,       \
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,     \
+                          int target_count, MPI_Datatype target_datatype, MPI_Op op,               \
+                          MPI_Win win);                                                            \
+    int P##Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,         \
+                        int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);            \
+    int P##Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,  \
+                            MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,          \
+                            MPI_Win win);                                                          \
+    int P##Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,           \
+                int target_rank, MPI_Aint target_disp, int target_count,                           \
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);                  \
+    int P##Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,                 \
+                int target_rank, MPI_Aint target_disp, int target_count,                           \
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);                  \
+    int P##Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,    \
+                       int target_rank, MPI_Aint target_disp, int target_count,                    \
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                       \
+                       MPI_Request *request);                                                      \
+    int P##Rget_accumulate(const void *origin_addr, int origin_count,                              \
+                           MPI_Datatype origin_datatype, void *result_addr, int result_count,      \
+                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,    \
+                           int target_count, MPI_Datatype target_datatype, MPI_Op op,              \
+                           MPI_Win win, MPI_Request *request);                                     \
+    int P##Win_fence(int assert, MPI_Win win);                                                     \
+    int P##Win_lock(int lock_type, int rank, int assert, MPI_Win win);                             \
+    int P##Win_unlock(int rank, MPI_Win win);                                                      \
+    int P##Win_lock_all(int assert, MPI_Win win);                                                  \
+    int P##Win_unlock_all(MPI_Win win);                                                            \
+    int P##Win_flush(int rank, MPI_Win win);                                                       \
+    int P##Win_flush_all(MPI_Win win);                                                             \
+    int P##Win_flush_local(int rank, MPI_Win win);                                                 \
+    int P##Win_flush_local_all(MPI_Win win);                                                       \
+    int P##Win_sync(MPI_Win win);                                                                  \
+    int P##Win_post(MPI_Group group, int assert, MPI_Win win);                                     \
+    int P##Win_start(MPI_Group group, int assert, MPI_Win win);                                    \
+    int P##Win_complete(MPI_Win win);                                                              \
+    int P##Win_wait(MPI_Win win);                                                                  \
+    int P##Win_test(MPI_Win win, int *flag);
+CREDO_RMA_DECLS(MPI_)
+CREDO_RMA_DECLS(PMPI_)
+/* ---- end of one-sided communication (RMA) ---------------------------------------------------- */
+
 #ifdef __cplusplus
 }
 #endif

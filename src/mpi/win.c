@@ -1,0 +1,725 @@
+/* src/mpi/win.c — MPI windows: creation of the four flavors (shared control and data segments, CMA
+ * probe), MPI_Win_free, shared_query, attach/detach, names, info, error handlers, attributes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/core.h"
+#include "mpi/win_impl.h"
+
+int win_error(MPI_Win win, int code, const char *fn, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!win_ok(win))
+        return mpi_error(NULL, code, fn, "%s", msg);
+    MPI_Errhandler h = win->errh;
+    if (h->kind == ERRH_RETURN)
+        return code;
+    if (h->kind == ERRH_USER) {
+        /* A window handler is stored in the communicator handler's slot (same struct, so that
+         * MPI_Errhandler_free works on both); cast back to the type it was created with. */
+        MPI_Win w = win;
+        int e = code;
+        ((MPI_Win_errhandler_function *)(void (*)(void))h->fn)(&w, &e);
+        return code;
+    }
+    fflush(stdout);
+    credo_abort(code, "%s: %s", fn, msg);
+}
+
+/* ---- creation ---- */
+
+/* The word a CMA probe reads from a peer (its address travels in the creation allgather). */
+static const uint64_t win_probe_word = 0x43524d4150524f42ull;
+
+/* Per-rank record of the creation allgather, in ints (64-bit values as two halves). */
+enum { X_CTX, X_PID, X_DU, X_SIZE, X_BASE = X_SIZE + 2, X_PROBE = X_BASE + 2, X_N = X_PROBE + 2 };
+enum { ST_OK = 0, ST_NOCMA = 1, ST_SHM = 2 };
+
+static void put64(int *p, uint64_t v)
+{
+    p[0] = (int)(uint32_t)v;
+    p[1] = (int)(uint32_t)(v >> 32);
+}
+
+static uint64_t get64(const int *p)
+{
+    return (uint64_t)(uint32_t)p[0] | (uint64_t)(uint32_t)p[1] << 32;
+}
+
+/* Creates (rank 0) or opens (the others) a shared segment and maps it; NULL on failure. */
+static void *seg_map(const char *name, size_t len, int create)
+{
+    int fd = shm_open(name, O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
+    if (fd < 0)
+        return NULL;
+    void *p = MAP_FAILED;
+    if (!create || ftruncate(fd, (off_t)len) == 0)
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED && create)
+        shm_unlink(name);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* A communicator with comm's members on the fresh context ctx, reporting errors by return: the
+ * window's own traffic can never match the program's messages, and no attribute copy callback
+ * runs (MPI_Comm_dup would run them). */
+static MPI_Comm hidden_comm(MPI_Comm comm, uint32_t ctx)
+{
+    struct credo_comm *c = comm_new(comm, ctx, comm->size);
+    if (c == NULL)
+        return NULL;
+    if (c->errh->kind == ERRH_USER)
+        c->errh->refcount--; /* comm still holds it */
+    c->errh = MPI_ERRORS_RETURN;
+    memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
+    if (comm_index(c) != 0) {
+        mpi_comm_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void win_destroy(MPI_Win w)
+{
+    if (w->ctl != NULL)
+        munmap(w->ctl, (size_t)w->size * sizeof(win_slot));
+    if (w->data != NULL)
+        munmap(w->data, w->data_len);
+    if (w->comm != NULL)
+        mpi_comm_release(w->comm);
+    if (w->errh != NULL && w->errh->kind == ERRH_USER && --w->errh->refcount == 0) {
+        w->errh->magic = DEAD_MAGIC;
+        free(w->errh);
+    }
+    free(w->peer);
+    free(w->lock_state);
+    free(w->access);
+    free(w->exposure);
+    free(w->regions);
+    w->magic = DEAD_MAGIC;
+    free(w);
+}
+
+/* Shared by the four creation calls (collective over comm). For the allocate flavors base is
+ * ignored and *baseptr receives this rank's part of the data segment. */
+static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_Aint size,
+                     int disp_unit, MPI_Info info, void *baseptr, MPI_Win *win)
+{
+    COMM_CHECK(fn, comm);
+    INTRA_CHECK(fn, comm);
+    if (win == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "win is NULL");
+    if (size < 0)
+        return mpi_error(comm, MPI_ERR_SIZE, fn, "negative size %ld", (long)size);
+    if (disp_unit <= 0)
+        return mpi_error(comm, MPI_ERR_DISP, fn, "disp_unit %d is not positive", disp_unit);
+    if (info != MPI_INFO_NULL && !mpi_info_ok(info))
+        return mpi_error(comm, MPI_ERR_INFO, fn, "invalid info");
+    int shm = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
+    if (shm && baseptr == NULL)
+        return mpi_error(comm, MPI_ERR_ARG, fn, "baseptr is NULL");
+    *win = MPI_WIN_NULL;
+    int n = comm->size;
+    struct credo_win *w = calloc(1, sizeof *w);
+    int *all = malloc((size_t)n * X_N * sizeof(int));
+    if (w == NULL || all == NULL ||
+        (w->peer = calloc((size_t)n, sizeof *w->peer)) == NULL ||
+        (w->lock_state = calloc((size_t)n, 1)) == NULL) {
+        free(all);
+        if (w != NULL)
+            win_destroy(w);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    w->magic = WIN_MAGIC;
+    w->flavor = flavor;
+    w->rank = comm->rank;
+    w->size = n;
+    w->model = MPI_WIN_UNIFIED;
+    w->naccess = w->nexposure = -1;
+    w->errh = MPI_ERRORS_ARE_FATAL; /* MPI 3.1 §8.3: the default for windows */
+
+    int mine[X_N];
+    mine[X_CTX] = (int)credo_mpi.next_ctx;
+    mine[X_PID] = (int)getpid();
+    mine[X_DU] = disp_unit;
+    put64(mine + X_SIZE, (uint64_t)size);
+    put64(mine + X_BASE, (uint64_t)(uintptr_t)base);
+    put64(mine + X_PROBE, (uint64_t)(uintptr_t)&win_probe_word);
+    int rc = mpi_coll_allgather_int(comm, mine, X_N, all);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        win_destroy(w);
+        return mpi_error(comm, rc, fn, "exchange of window sizes failed");
+    }
+    uint32_t ctx = 0;
+    size_t total = 0;
+    for (int r = 0; r < n; r++) {
+        const int *a = all + (size_t)r * X_N;
+        if ((uint32_t)a[X_CTX] > ctx)
+            ctx = (uint32_t)a[X_CTX];
+        w->peer[r] = (win_peer){(uintptr_t)get64(a + X_BASE), (MPI_Aint)get64(a + X_SIZE),
+                                a[X_DU], (pid_t)a[X_PID]};
+        if (shm) {
+            /* Each rank's part starts on its own cache line; base is its offset for now. */
+            w->peer[r].base = total;
+            total += ((size_t)w->peer[r].size + 63) & ~(size_t)63;
+        }
+    }
+    credo_mpi.next_ctx = ctx + 2;
+    w->comm = hidden_comm(comm, ctx);
+    if (w->comm == NULL || mpi_comm_hints_merge(w->comm, info) != MPI_SUCCESS) {
+        free(all);
+        win_destroy(w);
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+
+    /* Rank 0 creates the segments, the others map them after a barrier, and once everybody has
+     * reported (the status allgather) rank 0 unlinks the names: nothing stays in /dev/shm. The
+     * names carry the job, the job rank of rank 0 and the context id, which that process never
+     * uses twice, so windows created at once on disjoint communicators cannot collide. */
+    char ctl_name[256], data_name[256];
+    snprintf(ctl_name, sizeof ctl_name, "/credo.%s.win.%d.%u.ctl", credo_rt.jobid,
+             comm->world_of[0], ctx);
+    snprintf(data_name, sizeof data_name, "/credo.%s.win.%d.%u.data", credo_rt.jobid,
+             comm->world_of[0], ctx);
+    size_t ctl_len = (size_t)n * sizeof(win_slot);
+    int st = ST_OK, err = 0;
+    if (w->rank == 0) {
+        w->ctl = seg_map(ctl_name, ctl_len, 1);
+        if (w->ctl != NULL && total > 0)
+            w->data = seg_map(data_name, total, 1);
+        if (w->ctl == NULL || (total > 0 && w->data == NULL))
+            st = ST_SHM, err = errno;
+    }
+    rc = mpi_coll_barrier(w->comm);
+    if (rc == MPI_SUCCESS && w->rank != 0) {
+        w->ctl = seg_map(ctl_name, ctl_len, 0);
+        if (w->ctl != NULL && total > 0)
+            w->data = seg_map(data_name, total, 0);
+        if (w->ctl == NULL || (total > 0 && w->data == NULL))
+            st = ST_SHM, err = errno;
+    }
+    w->data_len = total;
+    if (!shm && n > 1 && st == ST_OK) {
+        /* Windows on user memory are reached with process_vm_readv/writev: read the right
+         * neighbour's probe word to learn whether the kernel allows it (CREDO_CMA=0: never). */
+        int right = (w->rank + 1) % n;
+        uint64_t got = 0;
+        struct iovec l = {&got, sizeof got};
+        struct iovec r = {(void *)(uintptr_t)get64(all + (size_t)right * X_N + X_PROBE),
+                          sizeof got};
+        if (!credo_cfg.cma ||
+            process_vm_readv(w->peer[right].pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof got ||
+            got != win_probe_word)
+            st = ST_NOCMA;
+    }
+    int worst = st;
+    if (rc == MPI_SUCCESS)
+        rc = mpi_coll_allgather_int(w->comm, &st, 1, all);
+    for (int r = 0; rc == MPI_SUCCESS && r < n; r++)
+        if (all[r] > worst)
+            worst = all[r];
+    free(all);
+    if (w->rank == 0) {
+        if (w->ctl != NULL)
+            shm_unlink(ctl_name);
+        if (w->data != NULL)
+            shm_unlink(data_name);
+    }
+    if (rc != MPI_SUCCESS || worst != ST_OK) {
+        win_destroy(w);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(comm, rc, fn, "window set-up exchange failed");
+        if (worst == ST_NOCMA)
+            return mpi_error(comm, MPI_ERR_OTHER, fn,
+                             "Cross Memory Attach (process_vm_readv) is unavailable, so windows on "
+                             "user memory cannot work; MPI_Win_allocate works");
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "cannot create the window's shared memory%s%s",
+                         st == ST_SHM ? ": " : " (on another rank)", st == ST_SHM ? strerror(err) : "");
+    }
+    if (shm) {
+        for (int r = 0; r < n; r++)
+            w->peer[r].base += (uintptr_t)w->data;
+        base = (void *)w->peer[w->rank].base;
+        *(void **)baseptr = base;
+    }
+    w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_BOTTOM : base;
+    w->my_size = size;
+    w->my_disp_unit = disp_unit;
+    *win = w;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win)
+{
+    MPI_ENTER();
+    return win_setup("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info,
+                     NULL, win);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win)
+{
+    MPI_ENTER();
+    return win_setup("MPI_Win_allocate", comm, MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit,
+                     info, baseptr, win);
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win)
+{
+    MPI_ENTER();
+    return win_setup("MPI_Win_allocate_shared", comm, MPI_WIN_FLAVOR_SHARED, NULL, size,
+                     disp_unit, info, baseptr, win);
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    MPI_ENTER();
+    return win_setup("MPI_Win_create_dynamic", comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info,
+                     NULL, win);
+}
+
+static int attrs_delete_all(MPI_Win w);
+
+int MPI_Win_free(MPI_Win *win)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_free";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (win == NULL || !win_ok(*win))
+        return win_error(NULL, MPI_ERR_WIN, fn, "invalid window");
+    MPI_Win w = *win;
+    /* Every operation completed at its call, so once all have reached this barrier nobody
+     * touches the memory any more. */
+    int rc = mpi_coll_barrier(w->comm);
+    if (rc != MPI_SUCCESS)
+        return win_error(w, rc, fn, "barrier failed");
+    rc = attrs_delete_all(w);
+    for (int i = 0; i < w->nexposure; i++)
+        p2p_req_free(w->exposure[i]);
+    win_destroy(w);
+    *win = MPI_WIN_NULL;
+    if (rc != MPI_SUCCESS)
+        return mpi_error(NULL, rc, fn, "an attribute delete callback failed (%d)", rc);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_shared_query";
+    WIN_CHECK(fn, win);
+    if (win->flavor != MPI_WIN_FLAVOR_SHARED)
+        return win_error(win, MPI_ERR_RMA_FLAVOR, fn, "not a window of MPI_Win_allocate_shared");
+    if (size == NULL || disp_unit == NULL || baseptr == NULL)
+        return win_error(win, MPI_ERR_ARG, fn, "NULL argument");
+    if (rank == MPI_PROC_NULL) {
+        /* §11.2.3: the first rank, in rank order, that gave a size above zero. */
+        for (rank = 0; rank < win->size - 1 && win->peer[rank].size == 0; rank++)
+            ;
+    } else if (rank < 0 || rank >= win->size) {
+        return win_error(win, MPI_ERR_RANK, fn, "rank %d out of range (window of %d)", rank,
+                         win->size);
+    }
+    *size = win->peer[rank].size;
+    *disp_unit = win->peer[rank].disp_unit;
+    *(void **)baseptr = *size > 0 ? (void *)win->peer[rank].base : NULL;
+    return MPI_SUCCESS;
+}
+
+/* Dynamic windows: the regions are only remembered here for MPI_Win_detach; an origin reaches a
+ * target's memory by absolute address and the kernel refuses unmapped ones (MPI_ERR_RMA_RANGE). */
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_attach";
+    WIN_CHECK(fn, win);
+    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return win_error(win, MPI_ERR_RMA_FLAVOR, fn, "not a window of MPI_Win_create_dynamic");
+    if (size < 0)
+        return win_error(win, MPI_ERR_SIZE, fn, "negative size %ld", (long)size);
+    win_region *t = realloc(win->regions, (size_t)(win->nregions + 1) * sizeof *t);
+    if (t == NULL)
+        return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    win->regions = t;
+    t[win->nregions++] = (win_region){(uintptr_t)base, size};
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_detach";
+    WIN_CHECK(fn, win);
+    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return win_error(win, MPI_ERR_RMA_FLAVOR, fn, "not a window of MPI_Win_create_dynamic");
+    for (int i = win->nregions - 1; i >= 0; i--)
+        if (win->regions[i].base == (uintptr_t)base) {
+            win->regions[i] = win->regions[--win->nregions];
+            return MPI_SUCCESS;
+        }
+    return win_error(win, MPI_ERR_RMA_ATTACH, fn, "%p is not attached", base);
+}
+
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_get_group", win);
+    if (group == NULL)
+        return win_error(win, MPI_ERR_ARG, "MPI_Win_get_group", "group is NULL");
+    int rc = PMPI_Comm_group(win->comm, group);
+    return rc == MPI_SUCCESS ? rc : win_error(win, rc, "MPI_Win_get_group", "out of memory");
+}
+
+int MPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_set_name", win);
+    if (win_name == NULL)
+        return win_error(win, MPI_ERR_ARG, "MPI_Win_set_name", "name is NULL");
+    snprintf(win->name, sizeof win->name, "%s", win_name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_get_name", win);
+    if (win_name == NULL || resultlen == NULL)
+        return win_error(win, MPI_ERR_ARG, "MPI_Win_get_name", "NULL argument");
+    *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", win->name);
+    return MPI_SUCCESS;
+}
+
+/* Hints live on the hidden communicator, so they follow the communicator rules (info.c): every
+ * hint the program set is returned. */
+int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_set_info", win);
+    if (!mpi_info_ok(info))
+        return win_error(win, MPI_ERR_INFO, "MPI_Win_set_info", "invalid info");
+    if (mpi_comm_hints_merge(win->comm, info) != MPI_SUCCESS)
+        return win_error(win, MPI_ERR_NO_MEM, "MPI_Win_set_info", "out of memory");
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_get_info", win);
+    if (info_used == NULL)
+        return win_error(win, MPI_ERR_ARG, "MPI_Win_get_info", "info_used is NULL");
+    if (mpi_info_dup(win->comm->info, info_used) != MPI_SUCCESS)
+        return win_error(win, MPI_ERR_NO_MEM, "MPI_Win_get_info", "out of memory");
+    return MPI_SUCCESS;
+}
+
+/* ---- error handlers ---- */
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_create_errhandler";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (function == NULL || errhandler == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    struct credo_errhandler *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    *h = (struct credo_errhandler){ERRH_MAGIC, ERRH_USER, 1,
+                                   (MPI_Comm_errhandler_function *)(void (*)(void))function};
+    *errhandler = h;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_set_errhandler", win);
+    if (errhandler == NULL || errhandler->magic != ERRH_MAGIC)
+        return win_error(win, MPI_ERR_ARG, "MPI_Win_set_errhandler", "invalid error handler");
+    if (errhandler->kind == ERRH_USER)
+        errhandler->refcount++;
+    MPI_Errhandler old = win->errh;
+    win->errh = errhandler;
+    if (old->kind == ERRH_USER && --old->refcount == 0) {
+        old->magic = DEAD_MAGIC;
+        free(old);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_get_errhandler", win);
+    if (errhandler == NULL)
+        return win_error(win, MPI_ERR_ARG, "MPI_Win_get_errhandler", "errhandler is NULL");
+    if (win->errh->kind == ERRH_USER)
+        win->errh->refcount++; /* released by MPI_Errhandler_free */
+    *errhandler = win->errh;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    MPI_ENTER();
+    WIN_CHECK("MPI_Win_call_errhandler", win);
+    win_error(win, errorcode, "MPI_Win_call_errhandler", "error %d raised by the application",
+              errorcode);
+    return MPI_SUCCESS;
+}
+
+/* ---- attributes ----
+ * Window keyvals have their own table, numbered from WKV_BASE so that they cannot be taken for
+ * communicator or datatype keyvals (attr.c numbers those from 64 up). Windows are never
+ * duplicated, so copy callbacks exist only to be named; delete callbacks run on
+ * MPI_Win_delete_attr, when MPI_Win_set_attr replaces a value, and in MPI_Win_free. */
+enum { WKV_BASE = 1 << 24 };
+
+typedef struct wkeyval {
+    MPI_Win_delete_attr_function *del;
+    void *extra;
+    int refs;  /* the handle until MPI_Win_free_keyval, plus one per attribute */
+    int freed;
+} wkeyval;
+
+struct win_attr {
+    struct win_attr *next;
+    int keyval;
+    void *val;
+};
+
+static wkeyval **wkv;
+static int nwkv;
+
+static wkeyval *wkv_get(int k)
+{
+    return k >= WKV_BASE && k - WKV_BASE < nwkv ? wkv[k - WKV_BASE] : NULL;
+}
+
+static void wkv_unref(int k)
+{
+    wkeyval *v = wkv_get(k);
+    if (v != NULL && --v->refs == 0) {
+        free(v);
+        wkv[k - WKV_BASE] = NULL;
+    }
+}
+
+int credo_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
+                           void *attribute_val_out, int *flag)
+{
+    (void)oldwin, (void)keyval, (void)extra_state, (void)attribute_val_in, (void)attribute_val_out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int credo_win_dup_fn(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag)
+{
+    (void)oldwin, (void)keyval, (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int credo_win_null_delete_fn(MPI_Win win, int keyval, void *attribute_val, void *extra_state)
+{
+    (void)win, (void)keyval, (void)attribute_val, (void)extra_state;
+    return MPI_SUCCESS;
+}
+
+static int attr_call_delete(MPI_Win w, const struct win_attr *a)
+{
+    wkeyval *v = wkv_get(a->keyval);
+    return v->del != NULL ? v->del(w, a->keyval, a->val, v->extra) : MPI_SUCCESS;
+}
+
+/* Newest first, every callback run even if one fails; the first failure is returned. */
+static int attrs_delete_all(MPI_Win w)
+{
+    int rc = MPI_SUCCESS;
+    while (w->attrs != NULL) {
+        struct win_attr *a = w->attrs;
+        int e = attr_call_delete(w, a);
+        if (rc == MPI_SUCCESS)
+            rc = e;
+        w->attrs = a->next;
+        wkv_unref(a->keyval);
+        free(a);
+    }
+    return rc;
+}
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_create_keyval";
+    (void)win_copy_attr_fn;
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    if (win_keyval == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "win_keyval is NULL");
+    wkeyval *v = malloc(sizeof *v);
+    wkeyval **t = v != NULL ? realloc(wkv, (size_t)(nwkv + 1) * sizeof *t) : NULL;
+    if (t == NULL) {
+        free(v);
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    *v = (wkeyval){win_delete_attr_fn, extra_state, 1, 0};
+    wkv = t;
+    wkv[nwkv] = v;
+    *win_keyval = WKV_BASE + nwkv++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_free_keyval(int *win_keyval)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_free_keyval";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    wkeyval *v = win_keyval != NULL ? wkv_get(*win_keyval) : NULL;
+    if (v == NULL || v->freed)
+        return mpi_error(NULL, MPI_ERR_KEYVAL, fn, "invalid window keyval");
+    v->freed = 1;
+    wkv_unref(*win_keyval);
+    *win_keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+static struct win_attr **attr_link(MPI_Win w, int k)
+{
+    struct win_attr **l = &w->attrs;
+    while (*l != NULL && (*l)->keyval != k)
+        l = &(*l)->next;
+    return l;
+}
+
+/* The user keyval k (0) or the raised error. */
+static int keyval_check(MPI_Win w, int k, const char *fn)
+{
+    wkeyval *v = wkv_get(k);
+    if (v == NULL || v->freed)
+        return win_error(w, MPI_ERR_KEYVAL, fn, "keyval %d is %s", k,
+                         k >= MPI_WIN_BASE && k <= MPI_WIN_MODEL ? "predefined"
+                                                                 : "not a window keyval");
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_set_attr";
+    WIN_CHECK(fn, win);
+    int rc = keyval_check(win, win_keyval, fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct win_attr *a = *attr_link(win, win_keyval);
+    if (a != NULL) {
+        rc = attr_call_delete(win, a);
+        if (rc != MPI_SUCCESS)
+            return win_error(win, rc, fn, "delete callback of the old value failed (%d)", rc);
+        a->val = attribute_val;
+        return MPI_SUCCESS;
+    }
+    if ((a = malloc(sizeof *a)) == NULL)
+        return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    *a = (struct win_attr){win->attrs, win_keyval, attribute_val};
+    win->attrs = a;
+    wkv_get(win_keyval)->refs++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_get_attr";
+    WIN_CHECK(fn, win);
+    if (attribute_val == NULL || flag == NULL)
+        return win_error(win, MPI_ERR_ARG, fn, "NULL argument");
+    void **out = attribute_val;
+    *flag = 1;
+    switch (win_keyval) {
+    case MPI_WIN_BASE: *out = win->base; return MPI_SUCCESS;
+    case MPI_WIN_SIZE: *out = &win->my_size; return MPI_SUCCESS;
+    case MPI_WIN_DISP_UNIT: *out = &win->my_disp_unit; return MPI_SUCCESS;
+    case MPI_WIN_CREATE_FLAVOR: *out = &win->flavor; return MPI_SUCCESS;
+    case MPI_WIN_MODEL: *out = &win->model; return MPI_SUCCESS;
+    default: break;
+    }
+    *flag = 0;
+    int rc = keyval_check(win, win_keyval, fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct win_attr *a = *attr_link(win, win_keyval);
+    if (a != NULL) {
+        *out = a->val;
+        *flag = 1;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_delete_attr";
+    WIN_CHECK(fn, win);
+    int rc = keyval_check(win, win_keyval, fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct win_attr **l = attr_link(win, win_keyval), *a = *l;
+    if (a == NULL)
+        return win_error(win, MPI_ERR_KEYVAL, fn, "no attribute for keyval %d", win_keyval);
+    rc = attr_call_delete(win, a);
+    if (rc != MPI_SUCCESS)
+        return win_error(win, rc, fn, "delete callback failed (%d)", rc);
+    *l = a->next;
+    wkv_unref(win_keyval);
+    free(a);
+    return MPI_SUCCESS;
+}
+
+CREDO_PMPI(MPI_Win_create)
+CREDO_PMPI(MPI_Win_allocate)
+CREDO_PMPI(MPI_Win_allocate_shared)
+CREDO_PMPI(MPI_Win_create_dynamic)
+CREDO_PMPI(MPI_Win_free)
+CREDO_PMPI(MPI_Win_shared_query)
+CREDO_PMPI(MPI_Win_attach)
+CREDO_PMPI(MPI_Win_detach)
+CREDO_PMPI(MPI_Win_get_group)
+CREDO_PMPI(MPI_Win_set_name)
+CREDO_PMPI(MPI_Win_get_name)
+CREDO_PMPI(MPI_Win_set_info)
+CREDO_PMPI(MPI_Win_get_info)
+CREDO_PMPI(MPI_Win_create_errhandler)
+CREDO_PMPI(MPI_Win_set_errhandler)
+CREDO_PMPI(MPI_Win_get_errhandler)
+CREDO_PMPI(MPI_Win_call_errhandler)
+CREDO_PMPI(MPI_Win_create_keyval)
+CREDO_PMPI(MPI_Win_free_keyval)
+CREDO_PMPI(MPI_Win_set_attr)
+CREDO_PMPI(MPI_Win_get_attr)
+CREDO_PMPI(MPI_Win_delete_attr)

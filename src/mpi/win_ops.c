@@ -1,0 +1,499 @@
+/* src/mpi/win_ops.c — the RMA communication calls (Put, Get, the accumulates, Fetch_and_op,
+ * Compare_and_swap and their request forms): the origin moves the data itself, so each completes at the call. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "mpi/op.h"
+#include "mpi/win_impl.h"
+
+/* ---- reaching a target's memory ----
+ * Allocate flavors and the origin itself: plain loads and stores through this process' address
+ * (the shared mapping, or its own memory). Create and dynamic windows of another process: Cross
+ * Memory Attach, one remote iovec per contiguous block of the target type. Either way the origin
+ * side of a transfer is a packed (contiguous) buffer. */
+
+static int tgt_local(const MPI_Win w, int t)
+{
+    return t == w->rank || w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED;
+}
+
+enum { IOV_BATCH = 1024 }; /* UIO_MAXIOV: the most one process_vm_* call takes */
+
+/* Moves count elements of dt at addr in process pid to (write: from) the packed buffer buf.
+ * 0 or the errno of the failing call. */
+static int cma_xfer(pid_t pid, int write, void *buf, int count, MPI_Datatype dt, uintptr_t addr)
+{
+    struct iovec rem[IOV_BATCH];
+    int nr = 0;
+    size_t batch = 0;
+    char *p = buf;
+    int dense = (dt->flags & DT_F_DENSE) != 0;
+    int nb = dense ? 1 : dt->nblocks;
+    int items = dense ? 1 : count;
+    for (int i = 0; i <= items; i++) {
+        for (int b = 0; i < items && b < nb; b++) {
+            uintptr_t a = dense ? addr + (uintptr_t)dt->lb
+                                : addr + (uintptr_t)((MPI_Aint)i * dt->extent + dt->blocks[b].disp);
+            size_t len = dense ? (size_t)count * dt->size : dt->blocks[b].len;
+            if (len == 0)
+                continue;
+            if (nr > 0 && (uintptr_t)rem[nr - 1].iov_base + rem[nr - 1].iov_len == a) {
+                rem[nr - 1].iov_len += len;
+                batch += len;
+                continue;
+            }
+            if (nr == IOV_BATCH) {
+                struct iovec loc = {p, batch};
+                ssize_t n = write ? process_vm_writev(pid, &loc, 1, rem, (unsigned long)nr, 0)
+                                  : process_vm_readv(pid, &loc, 1, rem, (unsigned long)nr, 0);
+                if (n != (ssize_t)batch)
+                    return n < 0 ? errno : EFAULT;
+                p += batch;
+                nr = 0;
+                batch = 0;
+            }
+            rem[nr++] = (struct iovec){(void *)a, len};
+            batch += len;
+        }
+        if (i == items && nr > 0) {
+            struct iovec loc = {p, batch};
+            ssize_t n = write ? process_vm_writev(pid, &loc, 1, rem, (unsigned long)nr, 0)
+                              : process_vm_readv(pid, &loc, 1, rem, (unsigned long)nr, 0);
+            if (n != (ssize_t)batch)
+                return n < 0 ? errno : EFAULT;
+        }
+    }
+    return 0;
+}
+
+/* Packed bytes of the target region <- target (get) or -> target (put): 0 or an MPI error class,
+ * reported by the caller. */
+static int tgt_move(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype dt,
+                    uintptr_t addr)
+{
+    if (tgt_local(w, t)) {
+        if (write)
+            dt_unpack(packed, (size_t)count * dt->size, (size_t)count, dt, (void *)addr);
+        else
+            dt_pack((const void *)addr, (size_t)count, dt, packed);
+        return MPI_SUCCESS;
+    }
+    int e = cma_xfer(w->peer[t].pid, write, packed, count, dt, addr);
+    return e == 0 ? MPI_SUCCESS : e == EFAULT ? MPI_ERR_RMA_RANGE : MPI_ERR_OTHER;
+}
+
+static int move_error(MPI_Win w, int rc, const char *fn, int t)
+{
+    return win_error(w, rc, fn, rc == MPI_ERR_RMA_RANGE
+                                    ? "target memory of rank %d is not mapped (dynamic window: not "
+                                      "attached?)"
+                                    : "Cross Memory Attach to rank %d failed",
+                     t);
+}
+
+/* The origin's data as packed bytes: the buffer itself for a dense type, else a copy in *tmp. */
+static const void *packed_in(const void *buf, int count, MPI_Datatype dt, void **tmp)
+{
+    *tmp = NULL;
+    if (dt->flags & DT_F_DENSE)
+        return BUF_AT(buf, dt->lb);
+    if ((*tmp = malloc((size_t)count * dt->size)) != NULL)
+        dt_pack(buf, (size_t)count, dt, *tmp);
+    return *tmp;
+}
+
+/* ---- argument checks: 0 or the raised error ---- */
+
+static int check_buf(MPI_Win w, const char *fn, const char *what, int count, MPI_Datatype dt)
+{
+    if (count < 0)
+        return win_error(w, MPI_ERR_COUNT, fn, "negative %s count %d", what, count);
+    if (!dt_ok(dt))
+        return win_error(w, MPI_ERR_TYPE, fn, "%s datatype is invalid or not committed", what);
+    return MPI_SUCCESS;
+}
+
+/* Checks the target arguments and sets *addr to where the region starts (target's addresses). */
+static int check_target(MPI_Win w, const char *fn, int t, MPI_Aint disp, int count,
+                        MPI_Datatype dt, uintptr_t *addr)
+{
+    if (t < 0 || t >= w->size)
+        return win_error(w, MPI_ERR_RANK, fn, "target rank %d out of range (window of %d)", t,
+                         w->size);
+    int rc = check_buf(w, fn, "target", count, dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        *addr = (uintptr_t)disp; /* an absolute address (MPI_Get_address) */
+        return MPI_SUCCESS;
+    }
+    const win_peer *p = &w->peer[t];
+    MPI_Aint off = disp * p->disp_unit;
+    size_t span = dt_span(dt, (size_t)count);
+    if (span > 0 && dt->size > 0 &&
+        (off + dt->true_lb < 0 || off + dt->true_lb + (MPI_Aint)span > p->size))
+        return win_error(w, MPI_ERR_RMA_RANGE, fn,
+                         "displacement %ld (bytes %ld to %ld) outside rank %d's window of %ld "
+                         "bytes",
+                         (long)disp, (long)(off + dt->true_lb),
+                         (long)(off + dt->true_lb + (MPI_Aint)span), t, (long)p->size);
+    *addr = p->base + (uintptr_t)off;
+    return MPI_SUCCESS;
+}
+
+/* Same type signature size on both sides (a mismatch would move a different number of bytes). */
+static int check_sizes(MPI_Win w, const char *fn, const char *what, int count, MPI_Datatype dt,
+                       size_t bytes)
+{
+    if ((size_t)count * dt->size != bytes)
+        return win_error(w, MPI_ERR_TYPE, fn, "%s data is %zu bytes, target data %zu", what,
+                         (size_t)count * dt->size, bytes);
+    return MPI_SUCCESS;
+}
+
+/* Accumulate ops: the predefined ones on their types, REPLACE and NO_OP; the target type built
+ * from one basic type, the origin's of the same one (MPI 3.1 §11.3.4). */
+static int check_acc(MPI_Win w, const char *fn, MPI_Op op, MPI_Datatype odt, MPI_Datatype tdt)
+{
+    if (op == NULL || op->magic != OP_MAGIC)
+        return win_error(w, MPI_ERR_OP, fn, "invalid op");
+    if (op->id == OP_USER)
+        return win_error(w, MPI_ERR_OP, fn, "user-defined ops cannot be used in RMA");
+    if (tdt->basic == B_NONE)
+        return win_error(w, MPI_ERR_TYPE, fn, "target datatype mixes basic types");
+    if (op->id != OP_REPLACE && op->id != OP_NO_OP) {
+        int rc = op_check(op, tdt);
+        if (rc != MPI_SUCCESS)
+            return win_error(w, rc, fn, "%s is not defined on the target datatype", op_name(op));
+    }
+    if (odt != NULL && odt->basic != tdt->basic)
+        return win_error(w, MPI_ERR_TYPE, fn, "origin and target datatypes differ in basic type");
+    return MPI_SUCCESS;
+}
+
+/* ---- Put / Get ---- */
+
+static int do_put(const char *fn, const void *origin_addr, int origin_count,
+                  MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                  int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WIN_CHECK(fn, win);
+    int rc = check_buf(win, fn, "origin", origin_count, origin_datatype);
+    if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
+        return rc;
+    uintptr_t addr;
+    if ((rc = check_target(win, fn, target_rank, target_disp, target_count, target_datatype,
+                           &addr)) != MPI_SUCCESS)
+        return rc;
+    size_t bytes = (size_t)target_count * target_datatype->size;
+    if ((rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes)) != MPI_SUCCESS ||
+        bytes == 0)
+        return rc;
+    void *tmp;
+    const void *in = packed_in(origin_addr, origin_count, origin_datatype, &tmp);
+    if (in == NULL)
+        return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    rc = tgt_move(win, target_rank, 1, (void *)in, target_count, target_datatype, addr);
+    free(tmp);
+    return rc == MPI_SUCCESS ? rc : move_error(win, rc, fn, target_rank);
+}
+
+static int do_get(const char *fn, void *origin_addr, int origin_count,
+                  MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                  int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WIN_CHECK(fn, win);
+    int rc = check_buf(win, fn, "origin", origin_count, origin_datatype);
+    if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
+        return rc;
+    uintptr_t addr;
+    if ((rc = check_target(win, fn, target_rank, target_disp, target_count, target_datatype,
+                           &addr)) != MPI_SUCCESS)
+        return rc;
+    size_t bytes = (size_t)target_count * target_datatype->size;
+    if ((rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes)) != MPI_SUCCESS ||
+        bytes == 0)
+        return rc;
+    int dense = (origin_datatype->flags & DT_F_DENSE) != 0;
+    void *out = dense ? BUF_AT(origin_addr, origin_datatype->lb) : malloc(bytes);
+    if (out == NULL)
+        return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    rc = tgt_move(win, target_rank, 0, out, target_count, target_datatype, addr);
+    if (!dense) {
+        if (rc == MPI_SUCCESS)
+            dt_unpack(out, bytes, (size_t)origin_count, origin_datatype, origin_addr);
+        free(out);
+    }
+    return rc == MPI_SUCCESS ? rc : move_error(win, rc, fn, target_rank);
+}
+
+/* ---- accumulates ---- */
+
+/* Applies op to target count elements of tdt at addr with the packed operand in, under the
+ * target's accumulate lock; old (if not NULL, `bytes` long) receives the target's previous
+ * contents, packed. 0 or an MPI error class. The kernels (op.c) work on data laid out as in
+ * memory, so unless the type is one run of its elements both sides are laid out first. */
+static int acc_apply(MPI_Win w, int t, MPI_Op op, const void *in, void *old, int count,
+                     MPI_Datatype tdt, uintptr_t addr)
+{
+    size_t bytes = (size_t)count * tdt->size;
+    int flat = (tdt->flags & DT_F_DENSE) && tdt->lb == 0 && (size_t)tdt->extent == tdt->size;
+    size_t span = dt_span(tdt, (size_t)count);
+    void *cur = old != NULL ? old : malloc(bytes);
+    void *lo = NULL, *lt = NULL;
+    int rc = MPI_SUCCESS;
+    if (cur == NULL || (op->id != OP_REPLACE && op->id != OP_NO_OP && !flat &&
+                        ((lo = malloc(span)) == NULL || (lt = malloc(span)) == NULL)))
+        rc = MPI_ERR_NO_MEM;
+    win_acc_lock(w, t);
+    if (rc == MPI_SUCCESS && (old != NULL || (op->id != OP_REPLACE && op->id != OP_NO_OP)))
+        rc = tgt_move(w, t, 0, cur, count, tdt, addr);
+    if (rc == MPI_SUCCESS && op->id == OP_REPLACE) {
+        rc = tgt_move(w, t, 1, (void *)in, count, tdt, addr);
+    } else if (rc == MPI_SUCCESS && op->id != OP_NO_OP) {
+        void *res = old != NULL ? malloc(bytes) : cur;
+        if (res == NULL) {
+            rc = MPI_ERR_NO_MEM;
+        } else {
+            if (res != cur)
+                memcpy(res, cur, bytes);
+            if (flat) {
+                op_apply(op, in, res, count, tdt);
+            } else {
+                void *bo = BUF_AT(lo, -tdt->true_lb), *bt = BUF_AT(lt, -tdt->true_lb);
+                dt_unpack(in, bytes, (size_t)count, tdt, bo);
+                dt_unpack(res, bytes, (size_t)count, tdt, bt);
+                op_apply(op, bo, bt, count, tdt);
+                dt_pack(bt, (size_t)count, tdt, res);
+            }
+            rc = tgt_move(w, t, 1, res, count, tdt, addr);
+            if (res != cur)
+                free(res);
+        }
+    }
+    win_acc_unlock(w, t);
+    if (old == NULL)
+        free(cur);
+    free(lo);
+    free(lt);
+    return rc;
+}
+
+static int acc_error(MPI_Win w, int rc, const char *fn, int t)
+{
+    return rc == MPI_ERR_NO_MEM ? win_error(w, rc, fn, "out of memory") : move_error(w, rc, fn, t);
+}
+
+/* Accumulate and Get_accumulate (result_addr NULL: plain accumulate). */
+static int do_acc(const char *fn, const void *origin_addr, int origin_count,
+                  MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                  MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                  int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                  int fetch)
+{
+    WIN_CHECK(fn, win);
+    int noop = op != NULL && op == MPI_NO_OP;
+    int rc = noop ? MPI_SUCCESS : check_buf(win, fn, "origin", origin_count, origin_datatype);
+    if (rc == MPI_SUCCESS && fetch)
+        rc = check_buf(win, fn, "result", result_count, result_datatype);
+    if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
+        return rc;
+    uintptr_t addr;
+    if ((rc = check_target(win, fn, target_rank, target_disp, target_count, target_datatype,
+                           &addr)) != MPI_SUCCESS ||
+        (rc = check_acc(win, fn, op, noop ? NULL : origin_datatype, target_datatype)) !=
+            MPI_SUCCESS)
+        return rc;
+    size_t bytes = (size_t)target_count * target_datatype->size;
+    if ((!noop && (rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes)) !=
+                      MPI_SUCCESS) ||
+        (fetch && (rc = check_sizes(win, fn, "result", result_count, result_datatype, bytes)) !=
+                      MPI_SUCCESS) ||
+        bytes == 0 || (noop && !fetch))
+        return rc;
+    void *tmp = NULL, *old = NULL;
+    const void *in = noop ? NULL : packed_in(origin_addr, origin_count, origin_datatype, &tmp);
+    if ((!noop && in == NULL) || (fetch && (old = malloc(bytes)) == NULL)) {
+        free(tmp);
+        return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    rc = acc_apply(win, target_rank, op, in, old, target_count, target_datatype, addr);
+    if (rc == MPI_SUCCESS && fetch)
+        dt_unpack(old, bytes, (size_t)result_count, result_datatype, result_addr);
+    free(tmp);
+    free(old);
+    return rc == MPI_SUCCESS ? rc : acc_error(win, rc, fn, target_rank);
+}
+
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Fetch_and_op";
+    WIN_CHECK(fn, win);
+    if (dt_ok(datatype) && !(datatype->flags & DT_F_PREDEF))
+        return win_error(win, MPI_ERR_TYPE, fn, "datatype must be predefined");
+    return do_acc(fn, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                  target_disp, 1, datatype, op, win, 1);
+}
+
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Win win)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Compare_and_swap";
+    WIN_CHECK(fn, win);
+    int rc = check_buf(win, fn, "origin", 1, datatype);
+    if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
+        return rc;
+    if (!(datatype->flags & DT_F_PREDEF) || datatype->basic == B_NONE)
+        return win_error(win, MPI_ERR_TYPE, fn, "datatype must be a predefined basic type");
+    uintptr_t addr;
+    if ((rc = check_target(win, fn, target_rank, target_disp, 1, datatype, &addr)) !=
+        MPI_SUCCESS)
+        return rc;
+    /* Predefined types are dense: their bytes are their packed form. */
+    size_t n = datatype->size;
+    unsigned char old[64];
+    if (n > sizeof old)
+        return win_error(win, MPI_ERR_TYPE, fn, "datatype too large for compare and swap");
+    win_acc_lock(win, target_rank);
+    rc = tgt_move(win, target_rank, 0, old, 1, datatype, addr);
+    if (rc == MPI_SUCCESS && memcmp(old, compare_addr, n) == 0)
+        rc = tgt_move(win, target_rank, 1, (void *)origin_addr, 1, datatype, addr);
+    win_acc_unlock(win, target_rank);
+    if (rc != MPI_SUCCESS)
+        return move_error(win, rc, fn, target_rank);
+    memcpy(result_addr, old, n);
+    return MPI_SUCCESS;
+}
+
+/* ---- bindings; the request forms return a request that is already complete ---- */
+
+static int req_complete(MPI_Win w, const char *fn, int rc, MPI_Request *request)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    p2p_req *r = mpi_req_new(w->comm, 0);
+    if (r == NULL)
+        return win_error(w, MPI_ERR_NO_MEM, fn, "out of requests");
+    memset(&r->status, 0, sizeof r->status);
+    p2p_req_complete(r);
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+#define REQ_CHECK(fn, win, request)                                                                \
+    do {                                                                                           \
+        WIN_CHECK(fn, win);                                                                        \
+        if (request == NULL)                                                                       \
+            return win_error(win, MPI_ERR_REQUEST, fn, "request is NULL");                         \
+    } while (0)
+
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win)
+{
+    MPI_ENTER();
+    return do_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, win);
+}
+
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    MPI_ENTER();
+    return do_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, win);
+}
+
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    MPI_ENTER();
+    return do_acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                  target_rank, target_disp, target_count, target_datatype, op, win, 0);
+}
+
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    MPI_ENTER();
+    return do_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
+                  result_count, result_datatype, target_rank, target_disp, target_count,
+                  target_datatype, op, win, 1);
+}
+
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Rput";
+    REQ_CHECK(fn, win, request);
+    return req_complete(win, fn,
+                        do_put(fn, origin_addr, origin_count, origin_datatype, target_rank,
+                               target_disp, target_count, target_datatype, win),
+                        request);
+}
+
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Rget";
+    REQ_CHECK(fn, win, request);
+    return req_complete(win, fn,
+                        do_get(fn, origin_addr, origin_count, origin_datatype, target_rank,
+                               target_disp, target_count, target_datatype, win),
+                        request);
+}
+
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Raccumulate";
+    REQ_CHECK(fn, win, request);
+    return req_complete(win, fn,
+                        do_acc(fn, origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                               target_rank, target_disp, target_count, target_datatype, op, win,
+                               0),
+                        request);
+}
+
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                        MPI_Request *request)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Rget_accumulate";
+    REQ_CHECK(fn, win, request);
+    return req_complete(win, fn,
+                        do_acc(fn, origin_addr, origin_count, origin_datatype, result_addr,
+                               result_count, result_datatype, target_rank, target_disp,
+                               target_count, target_datatype, op, win, 1),
+                        request);
+}
+
+CREDO_PMPI(MPI_Put)
+CREDO_PMPI(MPI_Get)
+CREDO_PMPI(MPI_Accumulate)
+CREDO_PMPI(MPI_Get_accumulate)
+CREDO_PMPI(MPI_Fetch_and_op)
+CREDO_PMPI(MPI_Compare_and_swap)
+CREDO_PMPI(MPI_Rput)
+CREDO_PMPI(MPI_Rget)
+CREDO_PMPI(MPI_Raccumulate)
+CREDO_PMPI(MPI_Rget_accumulate)
