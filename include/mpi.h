@@ -875,6 +875,10 @@ typedef void MPI_Session_errhandler_function(MPI_Session *, int *, ...);
                                    MPI_Group *newgroup);                                           \
     int P##Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,           \
                                   MPI_Errhandler errhandler, MPI_Comm *newcomm);                   \
+    int P##Intercomm_create_from_groups(MPI_Group local_group, int local_leader,                   \
+                                        MPI_Group remote_group, int remote_leader,                 \
+                                        const char *stringtag, MPI_Info info,                      \
+                                        MPI_Errhandler errhandler, MPI_Comm *newintercomm);        \
     int P##Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,       \
                                      MPI_Errhandler *errhandler);                                  \
     int P##Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);                 \

@@ -133,17 +133,29 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                          local_leader, local_comm->size);
     if (tag < 0 || tag > CREDO_TAG_UB)
         return mpi_error(local_comm, MPI_ERR_TAG, fn, "invalid tag %d", tag);
-    int leader = local_comm->rank == local_leader;
-    if (leader) {
+    int peer = -1;
+    uint32_t pctx = 0;
+    if (local_comm->rank == local_leader) {
         if (!comm_ok(peer_comm))
             return mpi_error(local_comm, MPI_ERR_COMM, fn, "invalid peer communicator");
         if (remote_leader < 0 || remote_leader >= peer_comm->remote_size)
             return mpi_error(local_comm, MPI_ERR_RANK, fn, "invalid remote leader %d (size %d)",
                              remote_leader, peer_comm->remote_size);
-        if (peer_comm->world_of[remote_leader] == credo_rt.rank)
-            return mpi_error(local_comm, MPI_ERR_RANK, fn,
-                             "the remote leader is this process: the groups must be disjoint");
+        peer = peer_comm->world_of[remote_leader];
+        pctx = peer_comm->ctx;
     }
+    return mpi_intercomm_create_core(fn, local_comm, local_leader, peer, pctx, tag, newintercomm);
+}
+
+/* The work of MPI_Intercomm_create once the arguments are checked; at the local leader, `peer` is
+ * the remote leader's job rank and the leaders talk on context pctx with `tag`. */
+int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_leader, int peer,
+                              uint32_t pctx, int tag, MPI_Comm *newintercomm)
+{
+    int leader = local_comm->rank == local_leader;
+    if (leader && peer == credo_rt.rank)
+        return mpi_error(local_comm, MPI_ERR_RANK, fn,
+                         "the remote leader is this process: the groups must be disjoint");
     *newintercomm = MPI_COMM_NULL;
     int n = local_comm->size;
     int *ctxs = malloc((size_t)n * sizeof(int));
@@ -156,8 +168,6 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     int *remote = NULL;
     if (rc == MPI_SUCCESS && leader) {
         int mhdr[2] = {n, (int)max_ctx(ctxs, n, 1)};
-        uint32_t pctx = peer_comm->ctx;
-        int peer = peer_comm->world_of[remote_leader];
         p2p_req *s[2] = {NULL, NULL};
         p2p_status st;
         int prc = p2p_isend(mhdr, sizeof mhdr, peer, tag, pctx, P2P_MODE_STANDARD, &s[0]);

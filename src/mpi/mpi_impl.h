@@ -397,6 +397,10 @@ int comm_split_cmp(const void *a, const void *b);
  * tables; that returns 0 or -1 (out of memory). */
 struct credo_comm *mpi_inter_alloc(MPI_Comm parent, const int *lw, int n, const int *rw, int m);
 int mpi_inter_bind_ctx(struct credo_comm *c, uint32_t ctx);
+/* MPI_Intercomm_create without its argument checks (intercomm.c); `peer` (the remote leader's job
+ * rank) and pctx (the leaders' context) matter at the local leader only. */
+int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_leader, int peer,
+                              uint32_t pctx, int tag, MPI_Comm *newintercomm);
 /* MPI_Comm_dup, _split and _create of an intercommunicator (collective over both groups). */
 int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm);
 int mpi_inter_split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);

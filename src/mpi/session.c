@@ -1,5 +1,5 @@
 /* src/mpi/session.c — MPI 4.0 sessions: Session_init/finalize, the process sets mpi://WORLD and
- * mpi://SELF, groups from them, communicators from groups, and session error handlers. */
+ * mpi://SELF, groups from them, intra- and intercommunicators from groups, session error handlers. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +226,15 @@ int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_
     return PMPI_Comm_group(p == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
 }
 
+/* The tag that stands for a string tag: FNV-1a, in the upper half of the tag range. */
+static int stringtag_tag(const char *stringtag)
+{
+    uint32_t hash = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)stringtag; *p; p++)
+        hash = (hash ^ *p) * 16777619u;
+    return (int)(0x40000000u | (hash & 0x3fffffffu));
+}
+
 /* Collective over group, with no parent communicator: credo's group members are all in the job, so
  * the context id is agreed as MPI_Comm_create_group does over MPI_COMM_WORLD, on its separate
  * creation context, with a tag derived from stringtag (FNV-1a, in the upper half of the tag range):
@@ -252,15 +261,53 @@ int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info 
     if (group->rank == MPI_UNDEFINED)
         return raise_on(h, MPI_SESSION_NULL, MPI_ERR_GROUP, fn,
                         "rank %d is not a member of the group", credo_rt.rank);
-    uint32_t hash = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)stringtag; *p; p++)
-        hash = (hash ^ *p) * 16777619u;
-    int tag = (int)(0x40000000u | (hash & 0x3fffffffu));
-    int rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, tag, newcomm);
+    int rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, stringtag_tag(stringtag), newcomm);
     if (rc != MPI_SUCCESS)
         return raise_on(h, MPI_SESSION_NULL, rc, fn, "context agreement failed");
     if (PMPI_Comm_set_errhandler(*newcomm, h) != MPI_SUCCESS ||
         (info != MPI_INFO_NULL && PMPI_Comm_set_info(*newcomm, info) != MPI_SUCCESS))
+        return raise_on(h, MPI_SESSION_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+/* The leaders of MPI_Intercomm_create_from_groups talk on a context of their own (the world's id
+ * with a bit no communicator's id reaches), so no user message on MPI_COMM_WORLD can match theirs. */
+#define CTX_FROM_GROUPS_BIT 0x40000000u
+
+/* Each group first gets its own communicator from its group (as MPI_Comm_create_from_group), then
+ * the two are joined as MPI_Intercomm_create joins them, the leaders swapping over that context. */
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                     int remote_leader, const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Intercomm_create_from_groups";
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
+    if (!errh_valid(h))
+        return raise_on(NULL, MPI_SESSION_NULL, MPI_ERR_ARG, fn, "invalid error handler");
+    if (!group_ok(local_group) || !group_ok(remote_group))
+        return raise_on(h, MPI_SESSION_NULL, MPI_ERR_GROUP, fn, "invalid group");
+    if (local_leader < 0 || local_leader >= local_group->size || remote_leader < 0 ||
+        remote_leader >= remote_group->size)
+        return raise_on(h, MPI_SESSION_NULL, MPI_ERR_RANK, fn,
+                        "invalid leader (local %d of %d, remote %d of %d)", local_leader,
+                        local_group->size, remote_leader, remote_group->size);
+    if (newintercomm == NULL)
+        return raise_on(h, MPI_SESSION_NULL, MPI_ERR_ARG, fn, "newintercomm is NULL");
+    MPI_Comm local = MPI_COMM_NULL;
+    int rc = PMPI_Comm_create_from_group(local_group, stringtag, info, MPI_ERRORS_RETURN, &local);
+    if (rc != MPI_SUCCESS)
+        return raise_on(h, MPI_SESSION_NULL, rc, fn, "cannot create the local group's communicator");
+    rc = mpi_intercomm_create_core(fn, local, local_leader, remote_group->world_of[remote_leader],
+                                   credo_comm_world.ctx | CTX_FROM_GROUPS_BIT, stringtag_tag(stringtag),
+                                   newintercomm);
+    PMPI_Comm_free(&local);
+    if (rc != MPI_SUCCESS)
+        return raise_on(h, MPI_SESSION_NULL, rc, fn, "joining the groups failed");
+    if (PMPI_Comm_set_errhandler(*newintercomm, h) != MPI_SUCCESS ||
+        (info != MPI_INFO_NULL && PMPI_Comm_set_info(*newintercomm, info) != MPI_SUCCESS))
         return raise_on(h, MPI_SESSION_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     return MPI_SUCCESS;
 }
@@ -323,6 +370,7 @@ CREDO_PMPI(MPI_Session_get_pset_info)
 CREDO_PMPI(MPI_Session_get_info)
 CREDO_PMPI(MPI_Group_from_session_pset)
 CREDO_PMPI(MPI_Comm_create_from_group)
+CREDO_PMPI(MPI_Intercomm_create_from_groups)
 CREDO_PMPI(MPI_Session_create_errhandler)
 CREDO_PMPI(MPI_Session_set_errhandler)
 CREDO_PMPI(MPI_Session_get_errhandler)

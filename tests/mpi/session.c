@@ -1,5 +1,5 @@
-/* tests/mpi/session.c — MPI 4.0 sessions: without MPI_Init (process sets, groups and communicators
- * from them, info, errors, handlers) and, with --world, beside the world model and outliving it. */
+/* tests/mpi/session.c — MPI 4.0 sessions: without MPI_Init (process sets, groups, intra- and
+ * intercommunicators from them, info, errors, handlers) and, with --world, beside the world model. */
 #include "testutil.h"
 
 static MPI_Session handler_session;
@@ -131,6 +131,43 @@ static void errors(MPI_Session s, int size, int rank)
     MPI_OK(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
 }
 
+/* The even and the odd ranks of mpi://WORLD joined by MPI_Intercomm_create_from_groups, leaders
+ * their last members: sizes, the remote group, and an allreduce across (the sum of the other
+ * group's ranks in it). */
+static void intercomm_from_groups(MPI_Session s, int size, int rank)
+{
+    if (size < 2)
+        return;
+    MPI_Group g, even, odd;
+    MPI_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
+    int re[1][3] = {{0, size - 1, 2}}, ro[1][3] = {{1, size - 1, 2}};
+    MPI_OK(MPI_Group_range_incl(g, 1, re, &even));
+    MPI_OK(MPI_Group_range_incl(g, 1, ro, &odd));
+    int neven = (size + 1) / 2, nodd = size / 2, mine = rank % 2 ? nodd : neven, other = size - mine;
+    MPI_Comm ic = MPI_COMM_NULL;
+    MPI_OK(MPI_Intercomm_create_from_groups(rank % 2 ? odd : even, mine - 1, rank % 2 ? even : odd,
+                                            other - 1, "org.credo.test.ic", MPI_INFO_NULL,
+                                            MPI_ERRORS_RETURN, &ic));
+    int inter = 0, n = 0, rn = 0, r = -1;
+    MPI_OK(MPI_Comm_test_inter(ic, &inter));
+    MPI_OK(MPI_Comm_size(ic, &n));
+    MPI_OK(MPI_Comm_remote_size(ic, &rn));
+    MPI_OK(MPI_Comm_rank(ic, &r));
+    CHECK(inter && n == mine && rn == other && r == rank / 2, "intercomm: inter %d size %d remote %d rank %d",
+          inter, n, rn, r);
+    int sum = -1;
+    MPI_OK(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, ic));
+    CHECK(sum == other * (other - 1) / 2, "allreduce across the groups gave %d", sum);
+    MPI_OK(MPI_Comm_free(&ic));
+    /* A leader out of range is reported, before anything is exchanged. */
+    int rc = MPI_Intercomm_create_from_groups(rank % 2 ? odd : even, mine, rank % 2 ? even : odd, 0,
+                                              "org.credo.test.badleader", MPI_INFO_NULL, MPI_ERRORS_RETURN, &ic);
+    CHECK(rc == MPI_ERR_RANK, "local leader %d of %d gave %d", mine, mine, rc);
+    MPI_OK(MPI_Group_free(&even));
+    MPI_OK(MPI_Group_free(&odd));
+    MPI_OK(MPI_Group_free(&g));
+}
+
 static void sessions_only(void)
 {
     int init = -1;
@@ -190,6 +227,7 @@ static void sessions_only(void)
     }
     MPI_OK(MPI_Group_free(&even));
     MPI_OK(MPI_Group_free(&g));
+    intercomm_from_groups(b, size, rank);
     errors(a, size, rank);
 
     MPI_OK(MPI_Comm_free(&c1));
