@@ -92,6 +92,22 @@ static MPI_Comm hidden_comm(MPI_Comm comm, uint32_t ctx)
     return c;
 }
 
+/* The standard's defaults of the two hints with one (MPI 3.1 §11.2.1), which MPI_Win_get_info
+ * reports until the program sets them. */
+static int win_default_hints(MPI_Comm c)
+{
+    MPI_Info d;
+    if (PMPI_Info_create(&d) != MPI_SUCCESS)
+        return MPI_ERR_NO_MEM;
+    int rc = PMPI_Info_set(d, "accumulate_ordering", "rar,raw,war,waw");
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(d, "accumulate_ops", "same_op_no_op");
+    if (rc == MPI_SUCCESS)
+        rc = mpi_comm_hints_merge(c, d);
+    PMPI_Info_free(&d);
+    return rc;
+}
+
 static void win_destroy(MPI_Win w)
 {
     if (w->ctl != NULL)
@@ -180,7 +196,8 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     }
     credo_mpi.next_ctx = ctx + 2;
     w->comm = hidden_comm(comm, ctx);
-    if (w->comm == NULL || mpi_comm_hints_merge(w->comm, info) != MPI_SUCCESS) {
+    if (w->comm == NULL || win_default_hints(w->comm) != MPI_SUCCESS ||
+        mpi_comm_hints_merge(w->comm, info) != MPI_SUCCESS) {
         free(all);
         win_destroy(w);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");

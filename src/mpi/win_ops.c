@@ -154,24 +154,72 @@ static int check_sizes(MPI_Win w, const char *fn, const char *what, int count, M
     return MPI_SUCCESS;
 }
 
+/* The accumulate kernels (op.c) run over arrays of the target type's basic element: for most
+ * basic types that is just the packed bytes, described to op_check/op_apply by a stand-in
+ * predefined type of that basic type; the pair types of MAXLOC/MINLOC are packed without their
+ * padding, so they are laid out as arrays of the real predefined pair type first. */
+static MPI_Datatype pair_type(int basic)
+{
+    static const MPI_Datatype pairs[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT,
+                                         MPI_SHORT_INT, MPI_LONG_DOUBLE_INT};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (pairs[i]->basic == basic)
+            return pairs[i];
+    return NULL;
+}
+
+static struct credo_datatype basic_standin(MPI_Datatype dt)
+{
+    return (struct credo_datatype){.magic = DT_MAGIC,
+                                   .flags = DT_F_PREDEF | DT_F_COMMITTED | DT_F_DENSE,
+                                   .basic = dt->basic};
+}
+
 /* Accumulate ops: the predefined ones on their types, REPLACE and NO_OP; the target type built
- * from one basic type, the origin's of the same one (MPI 3.1 §11.3.4). */
-static int check_acc(MPI_Win w, const char *fn, MPI_Op op, MPI_Datatype odt, MPI_Datatype tdt)
+ * from one basic type, the origin's of the same one (MPI 3.1 §11.3.4). Types are only looked at
+ * when data moves: zero-byte accumulates of any types are no-ops. */
+static int check_acc(MPI_Win w, const char *fn, MPI_Op op, MPI_Datatype odt, MPI_Datatype tdt,
+                     int moving)
 {
     if (op == NULL || op->magic != OP_MAGIC)
         return win_error(w, MPI_ERR_OP, fn, "invalid op");
     if (op->id == OP_USER)
         return win_error(w, MPI_ERR_OP, fn, "user-defined ops cannot be used in RMA");
+    if (!moving)
+        return MPI_SUCCESS;
     if (tdt->basic == B_NONE)
         return win_error(w, MPI_ERR_TYPE, fn, "target datatype mixes basic types");
     if (op->id != OP_REPLACE && op->id != OP_NO_OP) {
-        int rc = op_check(op, tdt);
+        struct credo_datatype b = basic_standin(tdt);
+        int rc = op_check(op, &b);
         if (rc != MPI_SUCCESS)
             return win_error(w, rc, fn, "%s is not defined on the target datatype", op_name(op));
     }
     if (odt != NULL && odt->basic != tdt->basic)
         return win_error(w, MPI_ERR_TYPE, fn, "origin and target datatypes differ in basic type");
     return MPI_SUCCESS;
+}
+
+/* inout = in op inout over `bytes` packed bytes of tdt's basic element; 0 or MPI_ERR_NO_MEM. */
+static int apply_packed(MPI_Op op, const void *in, void *inout, size_t bytes, MPI_Datatype tdt)
+{
+    MPI_Datatype pt = pair_type(tdt->basic);
+    if (pt == NULL) {
+        struct credo_datatype b = basic_standin(tdt);
+        op_apply(op, in, inout, (int)(bytes / tdt->elem_size), &b);
+        return MPI_SUCCESS;
+    }
+    size_t n = bytes / pt->size;
+    void *a = malloc(n * (size_t)pt->extent), *b = malloc(n * (size_t)pt->extent);
+    if (a != NULL && b != NULL) {
+        dt_unpack(in, bytes, n, pt, a);
+        dt_unpack(inout, bytes, n, pt, b);
+        op_apply(op, a, b, (int)n, pt);
+        dt_pack(b, n, pt, inout);
+    }
+    free(a);
+    free(b);
+    return a != NULL && b != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 /* ---- Put / Get ---- */
@@ -234,51 +282,31 @@ static int do_get(const char *fn, void *origin_addr, int origin_count,
 
 /* Applies op to target count elements of tdt at addr with the packed operand in, under the
  * target's accumulate lock; old (if not NULL, `bytes` long) receives the target's previous
- * contents, packed. 0 or an MPI error class. The kernels (op.c) work on data laid out as in
- * memory, so unless the type is one run of its elements both sides are laid out first. */
+ * contents, packed. 0 or an MPI error class. */
 static int acc_apply(MPI_Win w, int t, MPI_Op op, const void *in, void *old, int count,
                      MPI_Datatype tdt, uintptr_t addr)
 {
     size_t bytes = (size_t)count * tdt->size;
-    int flat = (tdt->flags & DT_F_DENSE) && tdt->lb == 0 && (size_t)tdt->extent == tdt->size;
-    size_t span = dt_span(tdt, (size_t)count);
-    void *cur = old != NULL ? old : malloc(bytes);
-    void *lo = NULL, *lt = NULL;
+    int combine = op->id != OP_REPLACE && op->id != OP_NO_OP;
+    void *cur = old != NULL ? old : malloc(bytes), *res = NULL;
     int rc = MPI_SUCCESS;
-    if (cur == NULL || (op->id != OP_REPLACE && op->id != OP_NO_OP && !flat &&
-                        ((lo = malloc(span)) == NULL || (lt = malloc(span)) == NULL)))
+    if (cur == NULL || (combine && (res = malloc(bytes)) == NULL))
         rc = MPI_ERR_NO_MEM;
     win_acc_lock(w, t);
-    if (rc == MPI_SUCCESS && (old != NULL || (op->id != OP_REPLACE && op->id != OP_NO_OP)))
+    if (rc == MPI_SUCCESS && (old != NULL || combine))
         rc = tgt_move(w, t, 0, cur, count, tdt, addr);
     if (rc == MPI_SUCCESS && op->id == OP_REPLACE) {
         rc = tgt_move(w, t, 1, (void *)in, count, tdt, addr);
-    } else if (rc == MPI_SUCCESS && op->id != OP_NO_OP) {
-        void *res = old != NULL ? malloc(bytes) : cur;
-        if (res == NULL) {
-            rc = MPI_ERR_NO_MEM;
-        } else {
-            if (res != cur)
-                memcpy(res, cur, bytes);
-            if (flat) {
-                op_apply(op, in, res, count, tdt);
-            } else {
-                void *bo = BUF_AT(lo, -tdt->true_lb), *bt = BUF_AT(lt, -tdt->true_lb);
-                dt_unpack(in, bytes, (size_t)count, tdt, bo);
-                dt_unpack(res, bytes, (size_t)count, tdt, bt);
-                op_apply(op, bo, bt, count, tdt);
-                dt_pack(bt, (size_t)count, tdt, res);
-            }
+    } else if (rc == MPI_SUCCESS && combine) {
+        memcpy(res, cur, bytes);
+        rc = apply_packed(op, in, res, bytes, tdt);
+        if (rc == MPI_SUCCESS)
             rc = tgt_move(w, t, 1, res, count, tdt, addr);
-            if (res != cur)
-                free(res);
-        }
     }
     win_acc_unlock(w, t);
     if (old == NULL)
         free(cur);
-    free(lo);
-    free(lt);
+    free(res);
     return rc;
 }
 
@@ -303,11 +331,12 @@ static int do_acc(const char *fn, const void *origin_addr, int origin_count,
         return rc;
     uintptr_t addr;
     if ((rc = check_target(win, fn, target_rank, target_disp, target_count, target_datatype,
-                           &addr)) != MPI_SUCCESS ||
-        (rc = check_acc(win, fn, op, noop ? NULL : origin_datatype, target_datatype)) !=
-            MPI_SUCCESS)
+                           &addr)) != MPI_SUCCESS)
         return rc;
     size_t bytes = (size_t)target_count * target_datatype->size;
+    if ((rc = check_acc(win, fn, op, noop ? NULL : origin_datatype, target_datatype,
+                        bytes > 0)) != MPI_SUCCESS)
+        return rc;
     if ((!noop && (rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes)) !=
                       MPI_SUCCESS) ||
         (fetch && (rc = check_sizes(win, fn, "result", result_count, result_datatype, bytes)) !=
