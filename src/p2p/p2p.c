@@ -512,19 +512,20 @@ static int send_push(preq *s)
 
 /* The common small message: one slot, nothing queued before it. Returns 0 (nothing written) when
  * flow control or ring room says wait; the caller then takes the general path. */
-static inline int write_one_slot(const void *buf, size_t len, int dest, int tag, uint32_t ctx)
+static inline __attribute__((always_inline)) int write_one_slot(const void *buf, size_t len, int dest,
+                                                               int tag, uint32_t ctx)
 {
     stage_settle_dest(dest);
-    if (P.fc_credits && P.fc->acquire(P.fcs, (uint32_t)dest, 1) == 0)
+    /* Credit and piggyback in one call: with credits, the reservation below cannot fail. */
+    uint32_t piggy = 0;
+    if (P.fc_credits && P.fc->acquire_piggyback(P.fcs, (uint32_t)dest, 1, &piggy) == 0)
         return 0;
     uint64_t idx;
     if (!reserve_slots(dest, 1, &idx))
         return 0; /* none scheme: ring full (no credit was taken) */
     mbox *mb = &P.peer[dest];
     unsigned char *slot = mbox_slot(mb, idx);
-    mbox_msg_hdr mh = {tag, ctx, (uint32_t)len, 0, 0};
-    if (P.fc_credits)
-        mh.piggy = (uint16_t)P.fc->piggyback_take(P.fcs, (uint32_t)dest);
+    mbox_msg_hdr mh = {tag, ctx, (uint32_t)len, (uint16_t)piggy, 0};
     memcpy(slot + sizeof(mbox_slot_hdr), &mh, sizeof mh);
     if (len <= 64)
         mbox_copy_small(slot + FIRST_OFF, buf, len);
@@ -1726,9 +1727,8 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
             else
                 mbox_get_bytes(mb, idx, FIRST_OFF, buf, mh.len);
             P.in_poll = 1;
-            if (mh.piggy && P.fc_credits)
-                P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
-            fc_release(src, ns);
+            if (P.fc_credits && P.fc->on_data(P.fcs, (uint32_t)src, mh.piggy, ns))
+                fc_drain_soon();
             P.st.packets_received += ns;
             P.head = idx + ns;
             /* release: see poll_mailbox */

@@ -1,5 +1,6 @@
 /* tests/fc/test_fc_static.c — unit tests of the "none" and "static" schemes: Table 5.1, the
- * Fig. 5.2 walk-through, parameter checks, piggybacking, and a deterministic 2-process model. */
+ * Fig. 5.2 walk-through, parameter checks, piggybacking, a deterministic 2-process model, and the
+ * one-call fast paths of every scheme against the calls they stand for. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,6 +180,58 @@ static void test_none(void **unused)
     o->destroy(st);
 }
 
+/* acquire_piggyback and on_data (the transport's one-call fast paths) against the calls they stand
+ * for: the same random traffic through both forms, on two states of each scheme, must leave equal
+ * results, counters, peer views and control packets at every step. */
+static void test_fast_pairs(void **unused)
+{
+    const fc_ops *schemes[] = {&fc_none_ops, &fc_static_ops, &fc_dynamic_ops};
+    for (size_t k = 0; k < sizeof schemes / sizeof schemes[0]; k++) {
+        const fc_ops *o = schemes[k];
+        enum { N = 5 };
+        fc_state *pair = make(o, N, 0, 12, 2), *sep = make(o, N, 0, 12, 2);
+        uint32_t x = 12345;
+        for (int step = 0; step < 20000; step++) {
+            x = x * 1103515245u + 12345u;
+            uint32_t peer = 1 + (x >> 8) % (N - 1), amount = 1 + (x >> 16) % 6;
+            if ((x >> 28) & 1) {
+                uint32_t pg_pair = 99, pg_sep = 0;
+                uint32_t got_pair = o->acquire_piggyback(pair, peer, amount, &pg_pair);
+                uint32_t got_sep = o->acquire(sep, peer, amount);
+                if (got_sep)
+                    pg_sep = o->piggyback_take(sep, peer);
+                assert_int_equal(got_pair, got_sep);
+                assert_int_equal(pg_pair, pg_sep);
+            } else {
+                /* Piggybacks worth a few credits now and then, as a peer's data would carry. */
+                uint32_t piggy = (x >> 24) % 4 == 0 ? (x >> 20) % 3 : 0;
+                int more_pair = o->on_data(pair, peer, piggy, amount);
+                if (piggy)
+                    o->on_ctrl(sep, peer, FC_CTRL_CREDIT, piggy, 1);
+                int more_sep = o->on_retrieved(sep, peer, amount);
+                assert_int_equal(more_pair != 0, more_sep != 0);
+                fc_ctrl a, b;
+                int ha, hb;
+                while ((ha = o->next_ctrl(pair, &a)) | (hb = o->next_ctrl(sep, &b))) {
+                    assert_int_equal(ha, hb);
+                    assert_int_equal(a.peer, b.peer);
+                    assert_int_equal(a.value, b.value);
+                    assert_int_equal(a.kind, b.kind);
+                }
+            }
+            assert_memory_equal(o->counters(pair), o->counters(sep), sizeof(fc_counters));
+            for (uint32_t q = 1; q < N; q++) {
+                fc_peer_view va, vb;
+                assert_int_equal(o->peer_view(pair, q, &va), 0);
+                assert_int_equal(o->peer_view(sep, q, &vb), 0);
+                assert_memory_equal(&va, &vb, sizeof va);
+            }
+        }
+        o->destroy(pair);
+        o->destroy(sep);
+    }
+}
+
 static void test_registry(void **unused)
 {
     assert_ptr_equal(fc_lookup("none"), &fc_none_ops);
@@ -309,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_static_params),    cmocka_unit_test(test_static_piggyback),
         cmocka_unit_test(test_static_piggyback_cap), cmocka_unit_test(test_none),
         cmocka_unit_test(test_registry),         cmocka_unit_test(test_state_bytes),
+        cmocka_unit_test(test_fast_pairs),
         cmocka_unit_test(test_two_process_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
