@@ -1,5 +1,5 @@
-/* src/mpi/win.c — MPI windows: creation of the four flavors (shared control and data segments, CMA
- * probe), MPI_Win_free, shared_query, attach/detach, names, info, error handlers, attributes. */
+/* src/mpi/win.c — MPI windows: creation of the four flavors (shared control and data segments,
+ * CMA probe), Win_free, shared_query, attach/detach, names, info, error handlers, attributes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -265,7 +265,8 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
                              "Cross Memory Attach (process_vm_readv) is unavailable, so windows on "
                              "user memory cannot work; MPI_Win_allocate works");
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "cannot create the window's shared memory%s%s",
-                         st == ST_SHM ? ": " : " (on another rank)", st == ST_SHM ? strerror(err) : "");
+                         st == ST_SHM ? ": " : " (on another rank)",
+                         st == ST_SHM ? strerror(err) : "");
     }
     if (shm) {
         for (int r = 0; r < n; r++)

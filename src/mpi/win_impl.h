@@ -22,8 +22,9 @@ typedef struct win_slot {
 } win_slot;
 
 /* What an origin knows of each target: where its memory is (a pointer into this process' mapping
- * of the shared data segment for the allocate flavors; an address in the target's address space,
- * reached with Cross Memory Attach, for create; nothing for dynamic), its size and unit, its pid. */
+ * of the shared data segment for the allocate flavors; an address in the target's address
+ * space, reached with Cross Memory Attach, for create; nothing for dynamic), its size, disp unit
+ * and pid. */
 typedef struct win_peer {
     uintptr_t base;
     MPI_Aint size;

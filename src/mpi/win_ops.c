@@ -1,5 +1,5 @@
-/* src/mpi/win_ops.c — the RMA communication calls (Put, Get, the accumulates, Fetch_and_op,
- * Compare_and_swap and their request forms): the origin moves the data itself, so each completes at the call. */
+/* src/mpi/win_ops.c — the RMA calls (Put, Get, accumulates, Fetch_and_op, Compare_and_swap, the
+ * request forms): the origin moves the data itself, so each one is complete when it returns. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -17,7 +17,8 @@
 
 static int tgt_local(const MPI_Win w, int t)
 {
-    return t == w->rank || w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED;
+    return t == w->rank || w->flavor == MPI_WIN_FLAVOR_ALLOCATE ||
+           w->flavor == MPI_WIN_FLAVOR_SHARED;
 }
 
 enum { IOV_BATCH = 1024 }; /* UIO_MAXIOV: the most one process_vm_* call takes */
@@ -127,8 +128,19 @@ static int check_target(MPI_Win w, const char *fn, int t, MPI_Aint disp, int cou
     if (rc != MPI_SUCCESS)
         return rc;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        *addr = (uintptr_t)disp; /* an absolute address (MPI_Get_address) */
-        return MPI_SUCCESS;
+        /* An absolute address (MPI_Get_address). Another process' kernel refuses an unmapped one
+         * (EFAULT); our own memory is copied directly, so it must lie in an attached region. */
+        *addr = (uintptr_t)disp;
+        size_t span = dt_span(dt, (size_t)count);
+        if (t != w->rank || span == 0 || dt->size == 0)
+            return MPI_SUCCESS;
+        uintptr_t lo = *addr + (uintptr_t)dt->true_lb;
+        for (int i = 0; i < w->nregions; i++)
+            if (lo >= w->regions[i].base &&
+                lo + span <= w->regions[i].base + (uintptr_t)w->regions[i].size)
+                return MPI_SUCCESS;
+        return win_error(w, MPI_ERR_RMA_RANGE, fn, "address %#lx (%zu bytes) is not attached",
+                         (unsigned long)lo, span);
     }
     const win_peer *p = &w->peer[t];
     MPI_Aint off = disp * p->disp_unit;
@@ -237,8 +249,8 @@ static int do_put(const char *fn, const void *origin_addr, int origin_count,
                            &addr)) != MPI_SUCCESS)
         return rc;
     size_t bytes = (size_t)target_count * target_datatype->size;
-    if ((rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes)) != MPI_SUCCESS ||
-        bytes == 0)
+    rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes);
+    if (rc != MPI_SUCCESS || bytes == 0)
         return rc;
     void *tmp;
     const void *in = packed_in(origin_addr, origin_count, origin_datatype, &tmp);
@@ -262,8 +274,8 @@ static int do_get(const char *fn, void *origin_addr, int origin_count,
                            &addr)) != MPI_SUCCESS)
         return rc;
     size_t bytes = (size_t)target_count * target_datatype->size;
-    if ((rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes)) != MPI_SUCCESS ||
-        bytes == 0)
+    rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes);
+    if (rc != MPI_SUCCESS || bytes == 0)
         return rc;
     int dense = (origin_datatype->flags & DT_F_DENSE) != 0;
     void *out = dense ? BUF_AT(origin_addr, origin_datatype->lb) : malloc(bytes);

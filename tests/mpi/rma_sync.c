@@ -210,6 +210,24 @@ static void errors(void) {
     MPI_OK(MPI_Win_unlock(0, win));
     CHECK(tu_class(MPI_Win_complete(win)) == MPI_ERR_RMA_SYNC, "complete without start");
     CHECK(tu_class(MPI_Win_flush(0, win)) == MPI_ERR_RMA_SYNC, "flush outside a lock");
+    /* dynamic windows: our own unattached memory, and an address no process maps */
+    MPI_Win dw;
+    MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dw));
+    MPI_OK(MPI_Win_set_errhandler(dw, MPI_ERRORS_RETURN));
+    MPI_Aint a;
+    MPI_Get_address(&v, &a);
+    MPI_OK(MPI_Win_lock_all(0, dw));
+    CHECK(tu_class(MPI_Put(&v, 1, MPI_INT, rank, a, 1, MPI_INT, dw)) == MPI_ERR_RMA_RANGE, "unattached");
+    CHECK(tu_class(MPI_Get(&v, 1, MPI_INT, (rank + 1) % size, 64, 1, MPI_INT, dw)) == MPI_ERR_RMA_RANGE,
+          "unmapped address");
+    MPI_OK(MPI_Win_attach(dw, &v, sizeof v));
+    int five = 5;
+    MPI_OK(MPI_Put(&five, 1, MPI_INT, rank, a, 1, MPI_INT, dw));
+    CHECK(v == 5, "Put into attached memory: %d", v);
+    CHECK(tu_class(MPI_Win_detach(dw, &a)) == MPI_ERR_RMA_ATTACH, "detach of unattached memory");
+    MPI_OK(MPI_Win_detach(dw, &v));
+    MPI_OK(MPI_Win_unlock_all(dw));
+    MPI_OK(MPI_Win_free(&dw));
     /* a user handler sees the window and the code */
     MPI_Errhandler mine;
     MPI_OK(MPI_Win_create_errhandler(on_error, &mine));
