@@ -125,6 +125,8 @@ static void win_destroy(MPI_Win w)
     free(w->access);
     free(w->exposure);
     free(w->regions);
+    for (int i = 0; i < 3; i++)
+        free(w->scratch[i]);
     w->magic = DEAD_MAGIC;
     free(w);
 }

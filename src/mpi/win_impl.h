@@ -61,6 +61,8 @@ struct credo_win {
     int nexposure;           /* -1: no exposure epoch */
     win_region *regions;     /* dynamic: attached memory */
     int nregions;
+    void *scratch[3];        /* win_ops.c's staging buffers, kept between calls (WS_*) */
+    size_t scratch_len[3];
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
     struct win_attr *attrs;  /* cached user attributes (win.c) */

@@ -95,15 +95,31 @@ static int move_error(MPI_Win w, int rc, const char *fn, int t)
                      t);
 }
 
-/* The origin's data as packed bytes: the buffer itself for a dense type, else a copy in *tmp. */
-static const void *packed_in(const void *buf, int count, MPI_Datatype dt, void **tmp)
+/* Staging buffers for the packed forms: one per role, kept by the window and only grown, since
+ * fresh memory for every call of a few MiB costs more in page faults than the copy itself. */
+enum { WS_IN, WS_OLD, WS_RES };
+
+static void *scratch(MPI_Win w, int i, size_t n)
 {
-    *tmp = NULL;
+    if (n > w->scratch_len[i]) {
+        void *p = realloc(w->scratch[i], n);
+        if (p == NULL)
+            return NULL;
+        w->scratch[i] = p;
+        w->scratch_len[i] = n;
+    }
+    return w->scratch[i];
+}
+
+/* The origin's data as packed bytes: the buffer itself for a dense type, else a staged copy. */
+static const void *packed_in(MPI_Win w, const void *buf, int count, MPI_Datatype dt)
+{
     if (dt->flags & DT_F_DENSE)
         return BUF_AT(buf, dt->lb);
-    if ((*tmp = malloc((size_t)count * dt->size)) != NULL)
-        dt_pack(buf, (size_t)count, dt, *tmp);
-    return *tmp;
+    void *p = scratch(w, WS_IN, (size_t)count * dt->size);
+    if (p != NULL)
+        dt_pack(buf, (size_t)count, dt, p);
+    return p;
 }
 
 /* ---- argument checks: 0 or the raised error ---- */
@@ -252,12 +268,10 @@ static int do_put(const char *fn, const void *origin_addr, int origin_count,
     rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes);
     if (rc != MPI_SUCCESS || bytes == 0)
         return rc;
-    void *tmp;
-    const void *in = packed_in(origin_addr, origin_count, origin_datatype, &tmp);
+    const void *in = packed_in(win, origin_addr, origin_count, origin_datatype);
     if (in == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     rc = tgt_move(win, target_rank, 1, (void *)in, target_count, target_datatype, addr);
-    free(tmp);
     return rc == MPI_SUCCESS ? rc : move_error(win, rc, fn, target_rank);
 }
 
@@ -278,47 +292,44 @@ static int do_get(const char *fn, void *origin_addr, int origin_count,
     if (rc != MPI_SUCCESS || bytes == 0)
         return rc;
     int dense = (origin_datatype->flags & DT_F_DENSE) != 0;
-    void *out = dense ? BUF_AT(origin_addr, origin_datatype->lb) : malloc(bytes);
+    void *out = dense ? BUF_AT(origin_addr, origin_datatype->lb) : scratch(win, WS_OLD, bytes);
     if (out == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     rc = tgt_move(win, target_rank, 0, out, target_count, target_datatype, addr);
-    if (!dense) {
-        if (rc == MPI_SUCCESS)
-            dt_unpack(out, bytes, (size_t)origin_count, origin_datatype, origin_addr);
-        free(out);
-    }
+    if (!dense && rc == MPI_SUCCESS)
+        dt_unpack(out, bytes, (size_t)origin_count, origin_datatype, origin_addr);
     return rc == MPI_SUCCESS ? rc : move_error(win, rc, fn, target_rank);
 }
 
 /* ---- accumulates ---- */
 
 /* Applies op to target count elements of tdt at addr with the packed operand in, under the
- * target's accumulate lock; old (if not NULL, `bytes` long) receives the target's previous
+ * target's accumulate lock; if fetch, the window's WS_OLD buffer receives the target's previous
  * contents, packed. 0 or an MPI error class. */
-static int acc_apply(MPI_Win w, int t, MPI_Op op, const void *in, void *old, int count,
+static int acc_apply(MPI_Win w, int t, MPI_Op op, const void *in, int fetch, int count,
                      MPI_Datatype tdt, uintptr_t addr)
 {
     size_t bytes = (size_t)count * tdt->size;
     int combine = op->id != OP_REPLACE && op->id != OP_NO_OP;
-    void *cur = old != NULL ? old : malloc(bytes), *res = NULL;
+    void *old = fetch || combine ? scratch(w, WS_OLD, bytes) : NULL;
+    /* the combined value goes into the old contents unless the caller wants those */
+    void *res = combine && fetch ? scratch(w, WS_RES, bytes) : old;
+    if ((fetch || combine) && (old == NULL || res == NULL))
+        return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
-    if (cur == NULL || (combine && (res = malloc(bytes)) == NULL))
-        rc = MPI_ERR_NO_MEM;
     win_acc_lock(w, t);
-    if (rc == MPI_SUCCESS && (old != NULL || combine))
-        rc = tgt_move(w, t, 0, cur, count, tdt, addr);
+    if (fetch || combine)
+        rc = tgt_move(w, t, 0, old, count, tdt, addr);
     if (rc == MPI_SUCCESS && op->id == OP_REPLACE) {
         rc = tgt_move(w, t, 1, (void *)in, count, tdt, addr);
     } else if (rc == MPI_SUCCESS && combine) {
-        memcpy(res, cur, bytes);
+        if (res != old)
+            memcpy(res, old, bytes);
         rc = apply_packed(op, in, res, bytes, tdt);
         if (rc == MPI_SUCCESS)
             rc = tgt_move(w, t, 1, res, count, tdt, addr);
     }
     win_acc_unlock(w, t);
-    if (old == NULL)
-        free(cur);
-    free(res);
     return rc;
 }
 
@@ -355,17 +366,12 @@ static int do_acc(const char *fn, const void *origin_addr, int origin_count,
                       MPI_SUCCESS) ||
         bytes == 0 || (noop && !fetch))
         return rc;
-    void *tmp = NULL, *old = NULL;
-    const void *in = noop ? NULL : packed_in(origin_addr, origin_count, origin_datatype, &tmp);
-    if ((!noop && in == NULL) || (fetch && (old = malloc(bytes)) == NULL)) {
-        free(tmp);
+    const void *in = noop ? NULL : packed_in(win, origin_addr, origin_count, origin_datatype);
+    if (!noop && in == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    rc = acc_apply(win, target_rank, op, in, old, target_count, target_datatype, addr);
+    rc = acc_apply(win, target_rank, op, in, fetch, target_count, target_datatype, addr);
     if (rc == MPI_SUCCESS && fetch)
-        dt_unpack(old, bytes, (size_t)result_count, result_datatype, result_addr);
-    free(tmp);
-    free(old);
+        dt_unpack(win->scratch[WS_OLD], bytes, (size_t)result_count, result_datatype, result_addr);
     return rc == MPI_SUCCESS ? rc : acc_error(win, rc, fn, target_rank);
 }
 
