@@ -1192,8 +1192,9 @@ MPI_Win_delete_attr_function credo_win_null_delete_fn;
 #define MPI_WIN_NULL_DELETE_FN (&credo_win_null_delete_fn)
 
 enum { MPI_LOCK_EXCLUSIVE = 234, MPI_LOCK_SHARED = 235 };
-/* Assertions of the synchronization calls (accepted and ignored: every operation completes at the
- * call in credo, so there is nothing they could save). */
+/* Assertions of the synchronization calls. credo acts on MPI_MODE_NOCHECK only (Win_lock and
+ * Win_lock_all take no lock, Win_post sends no notice and Win_start waits for none); the others
+ * could save nothing, since every operation completes at its call. */
 enum {
     MPI_MODE_NOCHECK = 1024,
     MPI_MODE_NOSTORE = 2048,
