@@ -84,13 +84,11 @@ typedef struct fc_ops {
      * can skip the drain, an indirect call per message, in the common case that nothing waits. */
     int (*on_retrieved)(fc_state *st, uint32_t src, uint32_t npkts);
 
-    /* The pairs the transport's per-message fast paths make, in one call each, so a message costs
-     * one indirect call per side instead of two. acquire_piggyback: acquire(dest, want), then,
-     * if anything was granted, *piggy = piggyback_take(dest) (else 0); returns the grant.
-     * on_data: on_ctrl(from, FC_CTRL_CREDIT, piggy, 1) if piggy != 0, then returns
-     * on_retrieved(from, npkts). Every scheme defines them with FC_DEFINE_FAST_PAIRS (fc_impl.h). */
+    /* The pair the transport's one-slot send makes, in one call, so an eager message costs one
+     * indirect call instead of two: acquire(dest, want), then, if anything was granted,
+     * *piggy = piggyback_take(dest) (else 0); returns the grant. Every scheme defines it with
+     * FC_DEFINE_ACQUIRE_PIGGYBACK (fc_impl.h). */
     uint32_t (*acquire_piggyback)(fc_state *st, uint32_t dest, uint32_t want, uint32_t *piggy);
-    int (*on_data)(fc_state *st, uint32_t from, uint32_t piggy, uint32_t npkts);
 
     /* Pops the next control packet to send; returns 1 if *out was filled, 0 if none. Packets that
      * need a credit (REQUEST/RESPONSE) are only emitted once the scheme has taken that credit. */

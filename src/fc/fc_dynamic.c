@@ -684,7 +684,7 @@ static int dyn_check(const fc_state *st, char *err, size_t errlen)
     return 0;
 }
 
-FC_DEFINE_FAST_PAIRS(dyn)
+FC_DEFINE_ACQUIRE_PIGGYBACK(dyn)
 
 const fc_ops fc_dynamic_ops = {
     .name = "dynamic",
@@ -696,7 +696,6 @@ const fc_ops fc_dynamic_ops = {
     .on_ctrl = dyn_on_ctrl,
     .on_retrieved = dyn_on_retrieved,
     .acquire_piggyback = dyn_acquire_piggyback,
-    .on_data = dyn_on_data,
     .next_ctrl = dyn_next_ctrl,
     .counters = dyn_counters,
     .state_bytes = dyn_state_bytes,

@@ -33,21 +33,15 @@ static inline int fc_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-/* A scheme's acquire_piggyback and on_data (fc.h), composed of its own functions: direct calls the
- * compiler inlines. `prefix` names the scheme's functions (prefix##_acquire and so on). */
-#define FC_DEFINE_FAST_PAIRS(prefix)                                                               \
+/* A scheme's acquire_piggyback (fc.h), composed of its own functions: direct calls the compiler
+ * inlines. `prefix` names the scheme's functions (prefix##_acquire, prefix##_piggyback_take). */
+#define FC_DEFINE_ACQUIRE_PIGGYBACK(prefix)                                                        \
     static uint32_t prefix##_acquire_piggyback(fc_state *st, uint32_t dest, uint32_t want,         \
                                                uint32_t *piggy)                                    \
     {                                                                                              \
         uint32_t got = prefix##_acquire(st, dest, want);                                           \
         *piggy = got ? prefix##_piggyback_take(st, dest) : 0;                                      \
         return got;                                                                                \
-    }                                                                                              \
-    static int prefix##_on_data(fc_state *st, uint32_t from, uint32_t piggy, uint32_t npkts)      \
-    {                                                                                              \
-        if (piggy)                                                                                 \
-            prefix##_on_ctrl(st, from, FC_CTRL_CREDIT, piggy, 1);                                  \
-        return prefix##_on_retrieved(st, from, npkts);                                             \
     }
 
 /* Checks that hold for every scheme; 0 or -1 with a one-line reason in err. */

@@ -59,7 +59,7 @@ static int none_peer_view(const fc_state *st, uint32_t peer, fc_peer_view *out)
 
 static int none_check(const fc_state *st, char *err, size_t errlen) { return 0; }
 
-FC_DEFINE_FAST_PAIRS(none)
+FC_DEFINE_ACQUIRE_PIGGYBACK(none)
 
 const fc_ops fc_none_ops = {
     .name = "none",
@@ -71,7 +71,6 @@ const fc_ops fc_none_ops = {
     .on_ctrl = none_on_ctrl,
     .on_retrieved = none_on_retrieved,
     .acquire_piggyback = none_acquire_piggyback,
-    .on_data = none_on_data,
     .next_ctrl = none_next_ctrl,
     .counters = none_counters,
     .state_bytes = none_state_bytes,

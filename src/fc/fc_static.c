@@ -173,7 +173,7 @@ static int static_check(const fc_state *st, char *err, size_t errlen)
     return 0;
 }
 
-FC_DEFINE_FAST_PAIRS(static)
+FC_DEFINE_ACQUIRE_PIGGYBACK(static)
 
 const fc_ops fc_static_ops = {
     .name = "static",
@@ -185,7 +185,6 @@ const fc_ops fc_static_ops = {
     .on_ctrl = static_on_ctrl,
     .on_retrieved = static_on_retrieved,
     .acquire_piggyback = static_acquire_piggyback,
-    .on_data = static_on_data,
     .next_ctrl = static_next_ctrl,
     .counters = static_counters,
     .state_bytes = static_state_bytes,

@@ -1727,8 +1727,9 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
             else
                 mbox_get_bytes(mb, idx, FIRST_OFF, buf, mh.len);
             P.in_poll = 1;
-            if (P.fc_credits && P.fc->on_data(P.fcs, (uint32_t)src, mh.piggy, ns))
-                fc_drain_soon();
+            if (mh.piggy && P.fc_credits)
+                P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
+            fc_release(src, ns);
             P.st.packets_received += ns;
             P.head = idx + ns;
             /* release: see poll_mailbox */
