@@ -264,15 +264,19 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errha
         return mpi_not_ready(fn);
     if (function == NULL || errhandler == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
-    struct credo_errhandler *h = calloc(1, sizeof *h);
+    struct credo_errhandler *h = mpi_errh_new(function);
     if (h == NULL)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    h->magic = ERRH_MAGIC;
-    h->kind = ERRH_USER;
-    h->refcount = 1;
-    h->fn = function;
     *errhandler = h;
     return MPI_SUCCESS;
+}
+
+struct credo_errhandler *mpi_errh_new(MPI_Comm_errhandler_function *function)
+{
+    struct credo_errhandler *h = calloc(1, sizeof *h);
+    if (h != NULL)
+        *h = (struct credo_errhandler){ERRH_MAGIC, ERRH_USER, 1, function};
+    return h;
 }
 
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)

@@ -240,6 +240,9 @@ int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 /* The end of the fatal path of mpi_error, for the objects with handlers of their own (sessions):
  * the message, then the job's abort. */
 _Noreturn void mpi_error_abort(int code, const char *fn, const char *fmt, va_list ap);
+/* A user handler (refcount 1) calling `function`; the window and session forms store their
+ * function here cast, and cast it back when they raise. NULL when out of memory. */
+struct credo_errhandler *mpi_errh_new(MPI_Comm_errhandler_function *function);
 int mpi_error_last_used(void);
 int mpi_not_ready(const char *fn) __attribute__((cold));
 /* The runtime's start (state NONE -> READY) and its shut-down (READY -> DONE, a barrier over the job

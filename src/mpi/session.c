@@ -318,14 +318,11 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errha
     static const char fn[] = "MPI_Session_create_errhandler";
     if (session_errhandler_fn == NULL || errhandler == NULL)
         return raise_on(NULL, MPI_SESSION_NULL, MPI_ERR_ARG, fn, "NULL argument");
-    struct credo_errhandler *h = calloc(1, sizeof *h);
+    /* Stored in the communicator slot; raise_on casts it back for sessions. */
+    struct credo_errhandler *h =
+        mpi_errh_new((MPI_Comm_errhandler_function *)(void (*)(void))session_errhandler_fn);
     if (h == NULL)
         return raise_on(NULL, MPI_SESSION_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    h->magic = ERRH_MAGIC;
-    h->kind = ERRH_USER;
-    h->refcount = 1;
-    /* Stored in the communicator slot; raise_on casts it back for sessions. */
-    h->fn = (MPI_Comm_errhandler_function *)(void (*)(void))session_errhandler_fn;
     *errhandler = h;
     return MPI_SUCCESS;
 }

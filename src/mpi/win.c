@@ -461,11 +461,9 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhand
         return mpi_not_ready(fn);
     if (function == NULL || errhandler == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
-    struct credo_errhandler *h = calloc(1, sizeof *h);
+    struct credo_errhandler *h = mpi_errh_new((MPI_Comm_errhandler_function *)(void (*)(void))function);
     if (h == NULL)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    *h = (struct credo_errhandler){ERRH_MAGIC, ERRH_USER, 1,
-                                   (MPI_Comm_errhandler_function *)(void (*)(void))function};
     *errhandler = h;
     return MPI_SUCCESS;
 }

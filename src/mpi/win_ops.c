@@ -252,20 +252,36 @@ static int apply_packed(MPI_Op op, const void *in, void *inout, size_t bytes, MP
 
 /* ---- Put / Get ---- */
 
+/* The argument checks Put and Get share. Returns an error, or MPI_SUCCESS with *bytes the bytes to
+ * move (0 for an MPI_PROC_NULL target or an empty transfer: nothing to do) and *addr the target
+ * address. */
+static int put_get_args(const char *fn, int origin_count, MPI_Datatype origin_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win, uintptr_t *addr, size_t *bytes)
+{
+    *bytes = 0;
+    int rc = check_buf(win, fn, "origin", origin_count, origin_datatype);
+    if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
+        return rc;
+    if ((rc = check_target(win, fn, target_rank, target_disp, target_count, target_datatype,
+                           addr)) != MPI_SUCCESS)
+        return rc;
+    size_t n = (size_t)target_count * target_datatype->size;
+    rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, n);
+    if (rc == MPI_SUCCESS)
+        *bytes = n;
+    return rc;
+}
+
 static int do_put(const char *fn, const void *origin_addr, int origin_count,
                   MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                   int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     WIN_CHECK(fn, win);
-    int rc = check_buf(win, fn, "origin", origin_count, origin_datatype);
-    if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
-        return rc;
     uintptr_t addr;
-    if ((rc = check_target(win, fn, target_rank, target_disp, target_count, target_datatype,
-                           &addr)) != MPI_SUCCESS)
-        return rc;
-    size_t bytes = (size_t)target_count * target_datatype->size;
-    rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes);
+    size_t bytes;
+    int rc = put_get_args(fn, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                          target_datatype, win, &addr, &bytes);
     if (rc != MPI_SUCCESS || bytes == 0)
         return rc;
     const void *in = packed_in(win, origin_addr, origin_count, origin_datatype);
@@ -280,15 +296,10 @@ static int do_get(const char *fn, void *origin_addr, int origin_count,
                   int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     WIN_CHECK(fn, win);
-    int rc = check_buf(win, fn, "origin", origin_count, origin_datatype);
-    if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
-        return rc;
     uintptr_t addr;
-    if ((rc = check_target(win, fn, target_rank, target_disp, target_count, target_datatype,
-                           &addr)) != MPI_SUCCESS)
-        return rc;
-    size_t bytes = (size_t)target_count * target_datatype->size;
-    rc = check_sizes(win, fn, "origin", origin_count, origin_datatype, bytes);
+    size_t bytes;
+    int rc = put_get_args(fn, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                          target_datatype, win, &addr, &bytes);
     if (rc != MPI_SUCCESS || bytes == 0)
         return rc;
     int dense = (origin_datatype->flags & DT_F_DENSE) != 0;
