@@ -16,13 +16,14 @@
 
 int win_error(MPI_Win win, int code, const char *fn, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (!win_ok(win))
+    if (!win_ok(win)) {
+        char msg[512];
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
         return mpi_error(NULL, code, fn, "%s", msg);
+    }
     MPI_Errhandler h = win->errh;
     if (h->kind == ERRH_RETURN)
         return code;
@@ -34,11 +35,16 @@ int win_error(MPI_Win win, int code, const char *fn, const char *fmt, ...)
         ((MPI_Win_errhandler_function *)(void (*)(void))h->fn)(&w, &e);
         return code;
     }
-    fflush(stdout);
-    credo_abort(code, "%s: %s", fn, msg);
+    va_start(ap, fmt);
+    mpi_error_abort(code, fn, fmt, ap);
 }
 
 /* ---- creation ---- */
+
+/* MPI_WIN_MODEL of every window: one copy of the memory, the origin writes it at the call. Not
+ * const: the attribute hands out a plain pointer, and a program that writes through it must not
+ * fault. */
+static int win_model = MPI_WIN_UNIFIED;
 
 /* The word a CMA probe reads from a peer (its address travels in the creation allgather). */
 static const uint64_t win_probe_word = 0x43524d4150524f42ull;
@@ -165,7 +171,6 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     w->flavor = flavor;
     w->rank = comm->rank;
     w->size = n;
-    w->model = MPI_WIN_UNIFIED;
     w->naccess = w->nexposure = -1;
     w->errh = MPI_ERRORS_ARE_FATAL; /* MPI 3.1 §8.3: the default for windows */
 
@@ -684,7 +689,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
     case MPI_WIN_SIZE: *out = &win->my_size; return MPI_SUCCESS;
     case MPI_WIN_DISP_UNIT: *out = &win->my_disp_unit; return MPI_SUCCESS;
     case MPI_WIN_CREATE_FLAVOR: *out = &win->flavor; return MPI_SUCCESS;
-    case MPI_WIN_MODEL: *out = &win->model; return MPI_SUCCESS;
+    case MPI_WIN_MODEL: *out = &win_model; return MPI_SUCCESS;
     default: break;
     }
     *flag = 0;

@@ -48,7 +48,6 @@ struct credo_win {
     void *base;              /* this process' memory (MPI_WIN_BASE) */
     MPI_Aint my_size;        /* MPI_WIN_SIZE */
     int my_disp_unit;        /* MPI_WIN_DISP_UNIT */
-    int model;               /* MPI_WIN_MODEL: always MPI_WIN_UNIFIED */
     win_peer *peer;          /* [size] */
     win_slot *ctl;           /* mapped control segment, [size] */
     void *data;              /* mapped data segment (allocate flavors) or NULL */
