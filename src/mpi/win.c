@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/config.h"
 #include "core/core.h"
 #include "mpi/win_impl.h"
 
@@ -46,11 +44,8 @@ int win_error(MPI_Win win, int code, const char *fn, const char *fmt, ...)
  * fault. */
 static int win_model = MPI_WIN_UNIFIED;
 
-/* The word a CMA probe reads from a peer (its address travels in the creation allgather). */
-static const uint64_t win_probe_word = 0x43524d4150524f42ull;
-
 /* Per-rank record of the creation allgather, in ints (64-bit values as two halves). */
-enum { X_CTX, X_PID, X_DU, X_SIZE, X_BASE = X_SIZE + 2, X_PROBE = X_BASE + 2, X_N = X_PROBE + 2 };
+enum { X_CTX, X_DU, X_SIZE, X_BASE = X_SIZE + 2, X_N = X_BASE + 2 };
 enum { ST_OK = 0, ST_NOCMA = 1, ST_SHM = 2 };
 
 static void put64(int *p, uint64_t v)
@@ -176,11 +171,9 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
 
     int mine[X_N];
     mine[X_CTX] = (int)credo_mpi.next_ctx;
-    mine[X_PID] = (int)getpid();
     mine[X_DU] = disp_unit;
     put64(mine + X_SIZE, (uint64_t)size);
     put64(mine + X_BASE, (uint64_t)(uintptr_t)base);
-    put64(mine + X_PROBE, (uint64_t)(uintptr_t)&win_probe_word);
     int rc = mpi_coll_allgather_int(comm, mine, X_N, all);
     if (rc != MPI_SUCCESS) {
         free(all);
@@ -194,7 +187,7 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
         if ((uint32_t)a[X_CTX] > ctx)
             ctx = (uint32_t)a[X_CTX];
         w->peer[r] = (win_peer){(uintptr_t)get64(a + X_BASE), (MPI_Aint)get64(a + X_SIZE),
-                                a[X_DU], (pid_t)a[X_PID]};
+                                a[X_DU], (pid_t)p2p_pid(comm->world_of[r])};
         if (shm) {
             /* Each rank's part starts on its own cache line; base is its offset for now. */
             w->peer[r].base = total;
@@ -237,19 +230,10 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
             st = ST_SHM, err = errno;
     }
     w->data_len = total;
-    if (!shm && n > 1 && st == ST_OK) {
-        /* Windows on user memory are reached with process_vm_readv/writev: read the right
-         * neighbour's probe word to learn whether the kernel allows it (CREDO_CMA=0: never). */
-        int right = (w->rank + 1) % n;
-        uint64_t got = 0;
-        struct iovec l = {&got, sizeof got};
-        struct iovec r = {(void *)(uintptr_t)get64(all + (size_t)right * X_N + X_PROBE),
-                          sizeof got};
-        if (!credo_cfg.cma ||
-            process_vm_readv(w->peer[right].pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof got ||
-            got != win_probe_word)
-            st = ST_NOCMA;
-    }
+    /* Windows on user memory are reached with process_vm_readv/writev: the runtime probed at
+     * start-up whether the kernel allows it (CREDO_CMA=0: never). */
+    if (!shm && n > 1 && st == ST_OK && !p2p_cma_ok())
+        st = ST_NOCMA;
     int worst = st;
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_allgather_int(w->comm, &st, 1, all);

@@ -123,5 +123,9 @@ int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status
 /* This process' job rank and the job size (valid after p2p_init). */
 int p2p_rank(void);
 int p2p_size(void);
+/* Whether Cross Memory Attach reaches the other ranks (probed at start-up, off with CREDO_CMA=0 or
+ * once the kernel refused a read), and the pid of a job rank: for one-sided windows on user memory. */
+int p2p_cma_ok(void);
+int p2p_pid(int job_rank);
 
 #endif

@@ -31,6 +31,16 @@ int p2p_size(void)
     return P.size;
 }
 
+int p2p_cma_ok(void)
+{
+    return P.cma_ok;
+}
+
+int p2p_pid(int job_rank)
+{
+    return (int)P.pid[job_rank];
+}
+
 /* CMA works if we can read the magic word of a neighbour's control block from its address space. */
 static int cma_probe(int peer, uint64_t remote_ctl)
 {
