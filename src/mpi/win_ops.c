@@ -23,19 +23,28 @@ static int tgt_local(const MPI_Win w, int t)
 
 enum { IOV_BATCH = 1024 }; /* UIO_MAXIOV: the most one process_vm_* call takes */
 
-/* Moves count elements of dt at addr in process pid to (write: from) the packed buffer buf.
- * 0 or the errno of the failing call. */
+/* One process_vm_* call: the `batch` packed bytes at p against the nr remote pieces. */
+static int cma_batch(pid_t pid, int write, char *p, size_t batch, const struct iovec *rem, int nr)
+{
+    struct iovec loc = {p, batch};
+    ssize_t n = write ? process_vm_writev(pid, &loc, 1, rem, (unsigned long)nr, 0)
+                      : process_vm_readv(pid, &loc, 1, rem, (unsigned long)nr, 0);
+    return n == (ssize_t)batch ? 0 : n < 0 ? errno : EFAULT;
+}
+
+/* Moves count elements of dt at addr in process pid to (write: from) the packed buffer buf,
+ * adjacent blocks merged into one remote piece. 0 or the errno of the failing call. */
 static int cma_xfer(pid_t pid, int write, void *buf, int count, MPI_Datatype dt, uintptr_t addr)
 {
     struct iovec rem[IOV_BATCH];
-    int nr = 0;
+    int nr = 0, e;
     size_t batch = 0;
     char *p = buf;
     int dense = (dt->flags & DT_F_DENSE) != 0;
     int nb = dense ? 1 : dt->nblocks;
     int items = dense ? 1 : count;
-    for (int i = 0; i <= items; i++) {
-        for (int b = 0; i < items && b < nb; b++) {
+    for (int i = 0; i < items; i++) {
+        for (int b = 0; b < nb; b++) {
             uintptr_t a = dense ? addr + (uintptr_t)dt->lb
                                 : addr + (uintptr_t)((MPI_Aint)i * dt->extent + dt->blocks[b].disp);
             size_t len = dense ? (size_t)count * dt->size : dt->blocks[b].len;
@@ -47,11 +56,8 @@ static int cma_xfer(pid_t pid, int write, void *buf, int count, MPI_Datatype dt,
                 continue;
             }
             if (nr == IOV_BATCH) {
-                struct iovec loc = {p, batch};
-                ssize_t n = write ? process_vm_writev(pid, &loc, 1, rem, (unsigned long)nr, 0)
-                                  : process_vm_readv(pid, &loc, 1, rem, (unsigned long)nr, 0);
-                if (n != (ssize_t)batch)
-                    return n < 0 ? errno : EFAULT;
+                if ((e = cma_batch(pid, write, p, batch, rem, nr)) != 0)
+                    return e;
                 p += batch;
                 nr = 0;
                 batch = 0;
@@ -59,15 +65,8 @@ static int cma_xfer(pid_t pid, int write, void *buf, int count, MPI_Datatype dt,
             rem[nr++] = (struct iovec){(void *)a, len};
             batch += len;
         }
-        if (i == items && nr > 0) {
-            struct iovec loc = {p, batch};
-            ssize_t n = write ? process_vm_writev(pid, &loc, 1, rem, (unsigned long)nr, 0)
-                              : process_vm_readv(pid, &loc, 1, rem, (unsigned long)nr, 0);
-            if (n != (ssize_t)batch)
-                return n < 0 ? errno : EFAULT;
-        }
     }
-    return 0;
+    return nr > 0 ? cma_batch(pid, write, p, batch, rem, nr) : 0;
 }
 
 /* Packed bytes of the target region <- target (get) or -> target (put): 0 or an MPI error class,

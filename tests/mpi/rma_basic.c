@@ -137,6 +137,40 @@ static void zero_size(void) {
     MPI_OK(MPI_Win_free(&win));
 }
 
+/* A Put and a Get to the next rank's user memory through a vector of 5000 one-int blocks: more
+ * remote pieces than one process_vm_* call takes (1024), so the transfer goes in batches; the gaps
+ * between the blocks must stay untouched. */
+static void many_blocks(void) {
+    enum { M = 5000 };
+    int *mem = tu_xmalloc(2 * M * sizeof(int)), *src = tu_xmalloc(M * sizeof(int));
+    int *got = tu_xmalloc(M * sizeof(int));
+    for (int i = 0; i < M; i++) {
+        src[i] = i * 7 + rank + 1;
+        mem[2 * i] = mem[2 * i + 1] = -1;
+    }
+    MPI_Datatype v;
+    MPI_OK(MPI_Type_vector(M, 1, 2, MPI_INT, &v));
+    MPI_OK(MPI_Type_commit(&v));
+    MPI_Win win;
+    MPI_OK(MPI_Win_create(mem, 2 * M * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(src, M, MPI_INT, right, 0, 1, v, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Get(got, M, MPI_INT, right, 0, 1, v, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < M; i++) {
+        CHECK(mem[2 * i] == i * 7 + left + 1 && mem[2 * i + 1] == -1, "block %d: %d, gap %d", i, mem[2 * i],
+              mem[2 * i + 1]);
+        CHECK(got[i] == src[i], "read back block %d: %d, expected %d", i, got[i], src[i]);
+    }
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_Type_free(&v));
+    free(mem);
+    free(src);
+    free(got);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -152,6 +186,8 @@ int main(int argc, char **argv) {
         tu_note("create");
         run(MPI_WIN_FLAVOR_DYNAMIC);
         tu_note("create_dynamic");
+        many_blocks();
+        tu_note("5000 remote blocks in one Put and one Get");
     } else {
         /* without CMA the windows on user memory fail on every rank, and nothing hangs */
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
