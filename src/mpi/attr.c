@@ -1,26 +1,32 @@
-/* src/mpi/attr.c — attribute caching on communicators and datatypes: keyvals with their
+/* src/mpi/attr.c — attribute caching on communicators, datatypes and windows: keyvals with their
  * copy/delete callbacks, set/get/delete, copying on dup, deleting on free and at MPI_Finalize. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mpi/dt_build.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/win_impl.h"
 
 /* User keyvals are numbered from KEYVAL_BASE up, never reused, so they cannot be mistaken for the
- * predefined keys (MPI_TAG_UB...) or for one another after a free. Communicator and datatype
- * keyvals share the numbering, so a keyval of one kind is recognised (and refused) on the other. */
+ * predefined keys (MPI_TAG_UB..., MPI_WIN_BASE...) or for one another after a free. Communicator,
+ * datatype and window keyvals share the numbering, so a keyval of one kind is recognised (and
+ * refused) on the others. */
 enum { KEYVAL_BASE = 64 };
 
-enum kv_kind { KV_COMM, KV_TYPE };
+enum kv_kind { KV_COMM, KV_TYPE, KV_WIN };
 
 typedef struct keyval {
     enum kv_kind kind;
     union {
         MPI_Comm_copy_attr_function *comm;
         MPI_Type_copy_attr_function *type;
+        MPI_Win_copy_attr_function *win;
     } copy;
     union {
         MPI_Comm_delete_attr_function *comm;
         MPI_Type_delete_attr_function *type;
+        MPI_Win_delete_attr_function *win;
     } del;
     void *extra;
     int refs;      /* the user's handle (until the free_keyval call) plus one per attribute */
@@ -70,17 +76,24 @@ static int is_predefined_key(int k)
 /* Why keyval k is not valid for an object of this kind (for the error messages). */
 static const char *kv_why(int k, enum kv_kind kind)
 {
+    static const char *const kind_name[] = {"communicator", "datatype", "window"};
+    static char why[64];
     keyval *v = kv_get(k);
-    if (v != NULL && v->kind != kind)
-        return v->kind == KV_COMM ? "is a communicator keyval, not a datatype one"
-                                  : "is a datatype keyval, not a communicator one";
+    if (v != NULL && v->kind != kind) {
+        snprintf(why, sizeof why, "is a %s keyval, not a %s one", kind_name[v->kind],
+                 kind_name[kind]);
+        return why;
+    }
+    if (kind == KV_WIN && k >= MPI_WIN_BASE && k <= MPI_WIN_MODEL)
+        return "is predefined";
     if (is_predefined_key(k))
         return kind == KV_COMM ? "is predefined" : "is a predefined communicator key";
     return "is invalid or freed";
 }
 
-/* A NULL callback acts as the NULL_COPY_FN / NULL_DELETE_FN of its kind. `obj` is the MPI_Comm or
- * MPI_Datatype the callback is called for. */
+/* A NULL callback acts as the NULL_COPY_FN / NULL_DELETE_FN of its kind. `obj` is the MPI_Comm,
+ * MPI_Datatype or MPI_Win the callback is called for. Windows are never duplicated, so their copy
+ * callbacks are kept only to be named. */
 static int kv_call_copy(const keyval *v, void *obj, int k, void *in, void *out, int *flag)
 {
     if (v->kind == KV_COMM)
@@ -90,9 +103,28 @@ static int kv_call_copy(const keyval *v, void *obj, int k, void *in, void *out, 
 
 static int kv_call_delete(const keyval *v, void *obj, int k, void *val)
 {
-    if (v->kind == KV_COMM)
+    switch (v->kind) {
+    case KV_COMM:
         return v->del.comm != NULL ? v->del.comm(obj, k, val, v->extra) : MPI_SUCCESS;
-    return v->del.type != NULL ? v->del.type(obj, k, val, v->extra) : MPI_SUCCESS;
+    case KV_TYPE:
+        return v->del.type != NULL ? v->del.type(obj, k, val, v->extra) : MPI_SUCCESS;
+    default:
+        return v->del.win != NULL ? v->del.win(obj, k, val, v->extra) : MPI_SUCCESS;
+    }
+}
+
+/* Raises an attribute call's error through the handler of the object it is about: the window's
+ * for a window keyval, else the communicator's (the world's for NULL, as for datatypes). */
+static int attr_error(enum kv_kind kind, void *errobj, int code, const char *fn, const char *fmt,
+                      ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return kind == KV_WIN ? win_error(errobj, code, fn, "%s", msg)
+                          : mpi_error(errobj, code, fn, "%s", msg);
 }
 
 /* ---- the predefined callbacks ---- */
@@ -141,6 +173,29 @@ int credo_type_null_delete_fn(MPI_Datatype datatype, int keyval, void *attribute
                               void *extra_state)
 {
     (void)datatype, (void)keyval, (void)attribute_val, (void)extra_state;
+    return MPI_SUCCESS;
+}
+
+int credo_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
+                           void *attribute_val_out, int *flag)
+{
+    (void)oldwin, (void)keyval, (void)extra_state, (void)attribute_val_in, (void)attribute_val_out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int credo_win_dup_fn(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag)
+{
+    (void)oldwin, (void)keyval, (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int credo_win_null_delete_fn(MPI_Win win, int keyval, void *attribute_val, void *extra_state)
+{
+    (void)win, (void)keyval, (void)attribute_val, (void)extra_state;
     return MPI_SUCCESS;
 }
 
@@ -242,18 +297,19 @@ static void attrs_discard(struct credo_attr *a)
 }
 
 /* set_attr of user keyval k (valid, of obj's kind) on obj's list *head; errors are raised as fn's
- * through errcomm's handler (world's for NULL). */
+ * through the handler of errobj (attr_error). */
 static int attr_set(void *obj, struct credo_attr **head, int k, void *val, const char *fn,
-                    MPI_Comm errcomm)
+                    void *errobj)
 {
     keyval *v = kv_get(k);
+    enum kv_kind kind = v->kind;
     struct credo_attr *a = attr_find(*head, k);
     if (a != NULL) {
         /* As if delete_attr ran first: the old value's delete callback, then the new value in the
          * same place. A failing callback leaves the old value. */
         int rc = kv_call_delete(v, obj, k, a->val);
         if (rc != MPI_SUCCESS)
-            return mpi_error(errcomm, rc, fn, "delete callback of keyval %d failed (%d)", k, rc);
+            return attr_error(kind, errobj, rc, fn, "delete callback of keyval %d failed (%d)", k, rc);
         /* The callback may have deleted this very attribute (freeing `a`) or other ones, or
          * freed the keyval: look again instead of writing through `a`. */
         if ((a = attr_find(*head, k)) != NULL) {
@@ -261,13 +317,13 @@ static int attr_set(void *obj, struct credo_attr **head, int k, void *val, const
             return MPI_SUCCESS;
         }
         if (kv_get(k) == NULL || kv_get(k)->freed)
-            return mpi_error(errcomm, MPI_ERR_KEYVAL, fn,
-                             "keyval %d was freed by its delete callback", k);
+            return attr_error(kind, errobj, MPI_ERR_KEYVAL, fn,
+                              "keyval %d was freed by its delete callback", k);
         /* deleted by its callback: set it anew */
     }
     a = malloc(sizeof *a);
     if (a == NULL)
-        return mpi_error(errcomm, MPI_ERR_NO_MEM, fn, "out of memory");
+        return attr_error(kind, errobj, MPI_ERR_NO_MEM, fn, "out of memory");
     *a = (struct credo_attr){*head, k, val};
     *head = a;
     kv_get(k)->refs++;
@@ -276,14 +332,15 @@ static int attr_set(void *obj, struct credo_attr **head, int k, void *val, const
 
 /* delete_attr of keyval k on obj's list *head. Deleting a key that is not set is not an error
  * (nothing to delete; the standard names no error for it and MPICH accepts it too). */
-static int attr_delete(void *obj, struct credo_attr **head, int k, const char *fn, MPI_Comm errcomm)
+static int attr_delete(void *obj, struct credo_attr **head, int k, const char *fn, void *errobj)
 {
+    enum kv_kind kind = kv_get(k)->kind;
     for (struct credo_attr **link = head; *link != NULL; link = &(*link)->next) {
         if ((*link)->keyval != k)
             continue;
         int rc = attr_drop(obj, head, link, 1);
         if (rc != MPI_SUCCESS)
-            return mpi_error(errcomm, rc, fn, "delete callback of keyval %d failed (%d)", k, rc);
+            return attr_error(kind, errobj, rc, fn, "delete callback of keyval %d failed (%d)", k, rc);
         return MPI_SUCCESS;
     }
     return MPI_SUCCESS;
@@ -707,6 +764,79 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
     return PMPI_Comm_delete_attr(comm, keyval);
 }
 
+
+/* Window attributes (MPI 3.1 §6.7.3) work as the communicator ones; the five predefined keys
+ * (MPI_WIN_BASE ... MPI_WIN_MODEL) are answered by the window itself (win_predefined_attr). */
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_create_keyval";
+    READY_CHECK(fn);
+    return kv_create((keyval){.kind = KV_WIN, .copy.win = win_copy_attr_fn,
+                              .del.win = win_delete_attr_fn, .extra = extra_state},
+                     win_keyval, fn);
+}
+
+int MPI_Win_free_keyval(int *win_keyval)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_free_keyval";
+    READY_CHECK(fn);
+    return kv_free(KV_WIN, win_keyval, fn);
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_set_attr";
+    WIN_CHECK(fn, win);
+    if (kv_user(win_keyval, KV_WIN) == NULL)
+        return win_error(win, MPI_ERR_KEYVAL, fn, "keyval %d %s", win_keyval,
+                         kv_why(win_keyval, KV_WIN));
+    return attr_set(win, &win->attrs, win_keyval, attribute_val, fn, win);
+}
+
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_get_attr";
+    WIN_CHECK(fn, win);
+    if (attribute_val == NULL || flag == NULL)
+        return win_error(win, MPI_ERR_ARG, fn, "NULL argument");
+    if ((*flag = win_predefined_attr(win, win_keyval, attribute_val)))
+        return MPI_SUCCESS;
+    if (kv_user(win_keyval, KV_WIN) == NULL)
+        return win_error(win, MPI_ERR_KEYVAL, fn, "keyval %d %s", win_keyval,
+                         kv_why(win_keyval, KV_WIN));
+    struct credo_attr *a = attr_find(win->attrs, win_keyval);
+    if (a != NULL)
+        *(void **)attribute_val = a->val;
+    *flag = a != NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Win_delete_attr";
+    WIN_CHECK(fn, win);
+    /* As for communicators, a freed keyval with attributes still cached is valid here. */
+    keyval *v = kv_get(win_keyval);
+    if (v == NULL || v->kind != KV_WIN)
+        return win_error(win, MPI_ERR_KEYVAL, fn, "keyval %d %s", win_keyval,
+                         kv_why(win_keyval, KV_WIN));
+    return attr_delete(win, &win->attrs, win_keyval, fn, win);
+}
+
+/* MPI_Win_free's: every attribute's delete callback, newest first; the first failure. */
+int mpi_attr_win_free(MPI_Win win)
+{
+    return attrs_delete_all(win, &win->attrs);
+}
+
 CREDO_PMPI(MPI_Comm_create_keyval)
 CREDO_PMPI(MPI_Comm_free_keyval)
 CREDO_PMPI(MPI_Comm_set_attr)
@@ -721,3 +851,8 @@ CREDO_PMPI(MPI_Keyval_free)
 CREDO_PMPI(MPI_Attr_put)
 CREDO_PMPI(MPI_Attr_get)
 CREDO_PMPI(MPI_Attr_delete)
+CREDO_PMPI(MPI_Win_create_keyval)
+CREDO_PMPI(MPI_Win_free_keyval)
+CREDO_PMPI(MPI_Win_set_attr)
+CREDO_PMPI(MPI_Win_get_attr)
+CREDO_PMPI(MPI_Win_delete_attr)

@@ -303,8 +303,6 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
                      NULL, win);
 }
 
-static int attrs_delete_all(MPI_Win w);
-
 int MPI_Win_free(MPI_Win *win)
 {
     MPI_ENTER();
@@ -319,7 +317,7 @@ int MPI_Win_free(MPI_Win *win)
     int rc = mpi_coll_barrier(w->comm);
     if (rc != MPI_SUCCESS)
         return win_error(w, rc, fn, "barrier failed");
-    rc = attrs_delete_all(w);
+    rc = mpi_attr_win_free(w);
     for (int i = 0; i < w->nexposure; i++)
         p2p_req_free(w->exposure[i]);
     win_destroy(w);
@@ -495,217 +493,19 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
     return MPI_SUCCESS;
 }
 
-/* ---- attributes ----
- * Window keyvals have their own table, numbered from WKV_BASE so that they cannot be taken for
- * communicator or datatype keyvals (attr.c numbers those from 64 up). Windows are never
- * duplicated, so copy callbacks exist only to be named; delete callbacks run on
- * MPI_Win_delete_attr, when MPI_Win_set_attr replaces a value, and in MPI_Win_free. */
-enum { WKV_BASE = 1 << 24 };
+/* ---- the predefined attributes (the user ones are in attr.c) ---- */
 
-typedef struct wkeyval {
-    MPI_Win_delete_attr_function *del;
-    void *extra;
-    int refs;  /* the handle until MPI_Win_free_keyval, plus one per attribute */
-    int freed;
-} wkeyval;
-
-struct win_attr {
-    struct win_attr *next;
-    int keyval;
-    void *val;
-};
-
-static wkeyval **wkv;
-static int nwkv;
-
-static wkeyval *wkv_get(int k)
+int win_predefined_attr(MPI_Win win, int k, void *attribute_val)
 {
-    return k >= WKV_BASE && k - WKV_BASE < nwkv ? wkv[k - WKV_BASE] : NULL;
-}
-
-static void wkv_unref(int k)
-{
-    wkeyval *v = wkv_get(k);
-    if (v != NULL && --v->refs == 0) {
-        free(v);
-        wkv[k - WKV_BASE] = NULL;
-    }
-}
-
-int credo_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
-                           void *attribute_val_out, int *flag)
-{
-    (void)oldwin, (void)keyval, (void)extra_state, (void)attribute_val_in, (void)attribute_val_out;
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
-int credo_win_dup_fn(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
-                     void *attribute_val_out, int *flag)
-{
-    (void)oldwin, (void)keyval, (void)extra_state;
-    *(void **)attribute_val_out = attribute_val_in;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-int credo_win_null_delete_fn(MPI_Win win, int keyval, void *attribute_val, void *extra_state)
-{
-    (void)win, (void)keyval, (void)attribute_val, (void)extra_state;
-    return MPI_SUCCESS;
-}
-
-static int attr_call_delete(MPI_Win w, const struct win_attr *a)
-{
-    wkeyval *v = wkv_get(a->keyval);
-    return v->del != NULL ? v->del(w, a->keyval, a->val, v->extra) : MPI_SUCCESS;
-}
-
-/* Newest first, every callback run even if one fails; the first failure is returned. */
-static int attrs_delete_all(MPI_Win w)
-{
-    int rc = MPI_SUCCESS;
-    while (w->attrs != NULL) {
-        struct win_attr *a = w->attrs;
-        int e = attr_call_delete(w, a);
-        if (rc == MPI_SUCCESS)
-            rc = e;
-        w->attrs = a->next;
-        wkv_unref(a->keyval);
-        free(a);
-    }
-    return rc;
-}
-
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
-                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
-                          void *extra_state)
-{
-    MPI_ENTER();
-    static const char fn[] = "MPI_Win_create_keyval";
-    (void)win_copy_attr_fn;
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if (win_keyval == NULL)
-        return mpi_error(NULL, MPI_ERR_ARG, fn, "win_keyval is NULL");
-    wkeyval *v = malloc(sizeof *v);
-    wkeyval **t = v != NULL ? realloc(wkv, (size_t)(nwkv + 1) * sizeof *t) : NULL;
-    if (t == NULL) {
-        free(v);
-        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    *v = (wkeyval){win_delete_attr_fn, extra_state, 1, 0};
-    wkv = t;
-    wkv[nwkv] = v;
-    *win_keyval = WKV_BASE + nwkv++;
-    return MPI_SUCCESS;
-}
-
-int MPI_Win_free_keyval(int *win_keyval)
-{
-    MPI_ENTER();
-    static const char fn[] = "MPI_Win_free_keyval";
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    wkeyval *v = win_keyval != NULL ? wkv_get(*win_keyval) : NULL;
-    if (v == NULL || v->freed)
-        return mpi_error(NULL, MPI_ERR_KEYVAL, fn, "invalid window keyval");
-    v->freed = 1;
-    wkv_unref(*win_keyval);
-    *win_keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
-}
-
-static struct win_attr **attr_link(MPI_Win w, int k)
-{
-    struct win_attr **l = &w->attrs;
-    while (*l != NULL && (*l)->keyval != k)
-        l = &(*l)->next;
-    return l;
-}
-
-/* The user keyval k (0) or the raised error. */
-static int keyval_check(MPI_Win w, int k, const char *fn)
-{
-    wkeyval *v = wkv_get(k);
-    if (v == NULL || v->freed)
-        return win_error(w, MPI_ERR_KEYVAL, fn, "keyval %d is %s", k,
-                         k >= MPI_WIN_BASE && k <= MPI_WIN_MODEL ? "predefined"
-                                                                 : "not a window keyval");
-    return MPI_SUCCESS;
-}
-
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
-{
-    MPI_ENTER();
-    static const char fn[] = "MPI_Win_set_attr";
-    WIN_CHECK(fn, win);
-    int rc = keyval_check(win, win_keyval, fn);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct win_attr *a = *attr_link(win, win_keyval);
-    if (a != NULL) {
-        rc = attr_call_delete(win, a);
-        if (rc != MPI_SUCCESS)
-            return win_error(win, rc, fn, "delete callback of the old value failed (%d)", rc);
-        a->val = attribute_val;
-        return MPI_SUCCESS;
-    }
-    if ((a = malloc(sizeof *a)) == NULL)
-        return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
-    *a = (struct win_attr){win->attrs, win_keyval, attribute_val};
-    win->attrs = a;
-    wkv_get(win_keyval)->refs++;
-    return MPI_SUCCESS;
-}
-
-int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
-{
-    MPI_ENTER();
-    static const char fn[] = "MPI_Win_get_attr";
-    WIN_CHECK(fn, win);
-    if (attribute_val == NULL || flag == NULL)
-        return win_error(win, MPI_ERR_ARG, fn, "NULL argument");
     void **out = attribute_val;
-    *flag = 1;
-    switch (win_keyval) {
-    case MPI_WIN_BASE: *out = win->base; return MPI_SUCCESS;
-    case MPI_WIN_SIZE: *out = &win->my_size; return MPI_SUCCESS;
-    case MPI_WIN_DISP_UNIT: *out = &win->my_disp_unit; return MPI_SUCCESS;
-    case MPI_WIN_CREATE_FLAVOR: *out = &win->flavor; return MPI_SUCCESS;
-    case MPI_WIN_MODEL: *out = &win_model; return MPI_SUCCESS;
-    default: break;
+    switch (k) {
+    case MPI_WIN_BASE: *out = win->base; return 1;
+    case MPI_WIN_SIZE: *out = &win->my_size; return 1;
+    case MPI_WIN_DISP_UNIT: *out = &win->my_disp_unit; return 1;
+    case MPI_WIN_CREATE_FLAVOR: *out = &win->flavor; return 1;
+    case MPI_WIN_MODEL: *out = &win_model; return 1;
+    default: return 0;
     }
-    *flag = 0;
-    int rc = keyval_check(win, win_keyval, fn);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct win_attr *a = *attr_link(win, win_keyval);
-    if (a != NULL) {
-        *out = a->val;
-        *flag = 1;
-    }
-    return MPI_SUCCESS;
-}
-
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
-{
-    MPI_ENTER();
-    static const char fn[] = "MPI_Win_delete_attr";
-    WIN_CHECK(fn, win);
-    int rc = keyval_check(win, win_keyval, fn);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct win_attr **l = attr_link(win, win_keyval), *a = *l;
-    if (a == NULL)
-        return win_error(win, MPI_ERR_KEYVAL, fn, "no attribute for keyval %d", win_keyval);
-    rc = attr_call_delete(win, a);
-    if (rc != MPI_SUCCESS)
-        return win_error(win, rc, fn, "delete callback failed (%d)", rc);
-    *l = a->next;
-    wkv_unref(win_keyval);
-    free(a);
-    return MPI_SUCCESS;
 }
 
 CREDO_PMPI(MPI_Win_create)
@@ -725,8 +525,3 @@ CREDO_PMPI(MPI_Win_create_errhandler)
 CREDO_PMPI(MPI_Win_set_errhandler)
 CREDO_PMPI(MPI_Win_get_errhandler)
 CREDO_PMPI(MPI_Win_call_errhandler)
-CREDO_PMPI(MPI_Win_create_keyval)
-CREDO_PMPI(MPI_Win_free_keyval)
-CREDO_PMPI(MPI_Win_set_attr)
-CREDO_PMPI(MPI_Win_get_attr)
-CREDO_PMPI(MPI_Win_delete_attr)

@@ -64,7 +64,7 @@ struct credo_win {
     size_t scratch_len[3];
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
-    struct win_attr *attrs;  /* cached user attributes (win.c) */
+    struct credo_attr *attrs; /* cached user attributes (attr.c) */
 };
 
 static inline int win_ok(MPI_Win w)
@@ -76,6 +76,12 @@ static inline int win_ok(MPI_Win w)
  * Returns the code when the handler returns. */
 int win_error(MPI_Win win, int code, const char *fn, const char *fmt, ...)
     __attribute__((cold, format(printf, 4, 5)));
+
+/* For MPI_Win_get_attr (attr.c): 1 and *(void **)attribute_val set if k is one of the five
+ * predefined window keys, else 0. */
+int win_predefined_attr(MPI_Win win, int k, void *attribute_val);
+/* MPI_Win_free's deletion of the user attributes (attr.c): 0 or the first callback's error. */
+int mpi_attr_win_free(MPI_Win win);
 
 #define WIN_CHECK(fn, win)                                                                         \
     do {                                                                                           \
