@@ -13,11 +13,7 @@
 #include "goal/goal_exec.h"
 #include "p2p/p2p.h"
 
-int credo_pt_active;
-/* Recursive: MPI bindings call other bindings (PMPI aliases, internal collectives). */
-pthread_mutex_t credo_pt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-
-int credo_pt_depth;
+static int pt_running;
 static pthread_t pt_thread;
 static atomic_int pt_stop;
 
@@ -46,25 +42,8 @@ enum { PT_RT_SPIN_NS = 20000, PT_RT_SLEEP_US = 2000 };
 #define PT_RT_DEFER_PULL_MIN ((size_t)65536)
 
 /* With the real-time thread, an application thread that waits inside MPI lets go of the lock while
- * it sleeps, so the thread advances things meanwhile and rings the doorbell when it did something
- * (p2p calls these between two complete progress steps). */
-static int pt_dropped_depth;
-
-static void pt_idle_drop(void)
-{
-    pt_dropped_depth = credo_pt_depth;
-    credo_pt_depth = 0;
-    for (int i = 0; i < pt_dropped_depth; i++)
-        pthread_mutex_unlock(&credo_pt_lock);
-}
-
-static void pt_idle_take(void)
-{
-    int d = pt_dropped_depth;
-    for (int i = 0; i < d; i++)
-        pthread_mutex_lock(&credo_pt_lock);
-    credo_pt_depth = d;
-}
+ * it sleeps (biglock.c's hooks), so the thread advances things meanwhile and rings the doorbell
+ * when it did something. */
 
 /* The application is inside MPI (a Wait, most likely) and progresses by itself. Each wake-up of
  * ours would only preempt it, since the thread shares its rank's CPU: with the 20 us busy period a
@@ -81,7 +60,7 @@ static void *pt_thread_rt(void *unused)
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     uint64_t idle_since = 0;
     while (!atomic_load_explicit(&pt_stop, memory_order_relaxed)) {
-        if (pthread_mutex_trylock(&credo_pt_lock) != 0) {
+        if (pthread_mutex_trylock(&credo_lock) != 0) {
             pt_sleep_lock_taken();
             idle_since = 0;
             continue;
@@ -89,7 +68,7 @@ static void *pt_thread_rt(void *unused)
         int events = p2p_progress();
         uint64_t next = p2p_next_arrival();
         uint32_t bound_us = p2p_sleep_bound_us(PT_RT_SLEEP_US);
-        pthread_mutex_unlock(&credo_pt_lock);
+        pthread_mutex_unlock(&credo_lock);
         if (events > 0) {
             /* what we did may have completed what the application thread sleeps for */
             p2p_wake_sleeper();
@@ -114,9 +93,9 @@ static void *pt_thread_ordinary(void *unused)
     unsigned idle = 0;
     while (!atomic_load_explicit(&pt_stop, memory_order_relaxed)) {
         int events = 0;
-        if (pthread_mutex_trylock(&credo_pt_lock) == 0) {
+        if (pthread_mutex_trylock(&credo_lock) == 0) {
             events = p2p_progress();
-            pthread_mutex_unlock(&credo_pt_lock);
+            pthread_mutex_unlock(&credo_lock);
         } else {
             pt_sleep_lock_taken();
             idle = 0;
@@ -136,15 +115,17 @@ static void *pt_thread_ordinary(void *unused)
 
 static void pt_rt_hooks(int on)
 {
-    p2p_set_idle_hooks(on ? pt_idle_drop : NULL, on ? pt_idle_take : NULL);
+    credo_lock_set(CREDO_LOCK_FOR_PT_RT, on);
     p2p_set_defer_pulls(on ? PT_RT_DEFER_PULL_MIN : 0);
 }
 
 int credo_progress_thread_start(void)
 {
-    if (!credo_cfg.progress_thread || credo_pt_active)
+    if (!credo_cfg.progress_thread || pt_running)
         return 0;
     atomic_store(&pt_stop, 0);
+    /* the lock is on before the thread exists: its first trylock must mean something */
+    credo_lock_set(CREDO_LOCK_FOR_PT, 1);
     int rc = -1;
     if (credo_cfg.progress_rt) {
         pthread_attr_t attr;
@@ -164,18 +145,21 @@ int credo_progress_thread_start(void)
                                 "normal priority\n");
         }
     }
-    if (rc != 0 && pthread_create(&pt_thread, NULL, pt_thread_ordinary, NULL) != 0)
+    if (rc != 0 && pthread_create(&pt_thread, NULL, pt_thread_ordinary, NULL) != 0) {
+        credo_lock_set(CREDO_LOCK_FOR_PT, 0);
         return -1;
-    credo_pt_active = 1;
+    }
+    pt_running = 1;
     return 0;
 }
 
 void credo_progress_thread_stop(void)
 {
-    if (!credo_pt_active)
+    if (!pt_running)
         return;
     atomic_store(&pt_stop, 1);
     pthread_join(pt_thread, NULL);
     pt_rt_hooks(0);
-    credo_pt_active = 0;
+    credo_lock_set(CREDO_LOCK_FOR_PT, 0);
+    pt_running = 0;
 }

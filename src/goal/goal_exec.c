@@ -474,7 +474,7 @@ int GOAL_IsFinalized(void)
 /* The run calls reach p2p: with MPI's progress thread running they take its lock, like MPI calls. */
 GOAL_Handle GOAL_Run(GOAL_Schedule sched)
 {
-    CREDO_PT_ENTER();
+    CREDO_LOCK_ENTER();
     struct goal_run *run = NULL;
     if (!G.initialized || !sched)
         return NULL;
@@ -485,7 +485,7 @@ GOAL_Handle GOAL_Run(GOAL_Schedule sched)
 
 int GOAL_Test(GOAL_Handle handle)
 {
-    CREDO_PT_ENTER();
+    CREDO_LOCK_ENTER();
     if (!handle)
         return GOAL_ERR_STATE;
     if (!__atomic_load_n(&handle->done, __ATOMIC_ACQUIRE)) {
@@ -500,7 +500,7 @@ int GOAL_Test(GOAL_Handle handle)
 
 int GOAL_Wait(GOAL_Handle handle)
 {
-    CREDO_PT_ENTER();
+    CREDO_LOCK_ENTER();
     if (!handle)
         return GOAL_ERR_STATE;
     int err = goal_exec_wait(handle);

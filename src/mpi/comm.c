@@ -64,6 +64,85 @@ int mpi_comm_init_predefined(void)
     return comm_index(w) != 0 || comm_index(s) != 0 ? -1 : 0;
 }
 
+/* ---- context id agreements under MPI_THREAD_MULTIPLE (mpi_impl.h) ----
+ * The token keeps two agreements of this process from proposing at once. Who gets it: the waiting
+ * agreement with the lowest parent context id, so among agreements that keep failing because each
+ * holds the token at some members, the one with the lowest id gets it at all its members in the
+ * end (the rule MPICH uses for its context id masks). Everything here runs under the big lock. */
+enum { CTX_MAX_WAITING = 256 };
+static struct {
+    int held;
+    int nwaiting;
+    uint32_t waiting[CTX_MAX_WAITING];
+} ctx_token;
+
+static int ctx_threads(void)
+{
+    return (credo_lock_on & CREDO_LOCK_FOR_THREADS) != 0;
+}
+
+void mpi_ctx_begin(mpi_ctx_agreement *a, uint32_t parent_ctx)
+{
+    *a = (mpi_ctx_agreement){parent_ctx, 0, 0};
+    if (ctx_threads() && ctx_token.nwaiting < CTX_MAX_WAITING) {
+        ctx_token.waiting[ctx_token.nwaiting++] = parent_ctx;
+        a->registered = 1;
+    }
+}
+
+int mpi_ctx_propose(mpi_ctx_agreement *a)
+{
+    if (!ctx_threads())
+        return (int)credo_mpi.next_ctx;
+    if (!ctx_token.held) {
+        uint32_t lowest = a->prio;
+        for (int i = 0; i < ctx_token.nwaiting; i++)
+            if (ctx_token.waiting[i] < lowest)
+                lowest = ctx_token.waiting[i];
+        if (lowest == a->prio) {
+            ctx_token.held = 1;
+            a->holds_token = 1;
+            return (int)credo_mpi.next_ctx;
+        }
+    }
+    return MPI_CTX_BUSY;
+}
+
+static void ctx_release(mpi_ctx_agreement *a, int done)
+{
+    if (a->holds_token) {
+        ctx_token.held = 0;
+        a->holds_token = 0;
+    }
+    if (done && a->registered) {
+        for (int i = 0; i < ctx_token.nwaiting; i++)
+            if (ctx_token.waiting[i] == a->prio) {
+                ctx_token.waiting[i] = ctx_token.waiting[--ctx_token.nwaiting];
+                break;
+            }
+        a->registered = 0;
+    }
+}
+
+int mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids)
+{
+    if (agreed == MPI_CTX_BUSY) {
+        /* Another agreement holds the token somewhere: let it run before the next round. */
+        ctx_release(a, 0);
+        p2p_progress();
+        credo_lock_pause();
+        return 0;
+    }
+    credo_mpi.next_ctx = agreed + ids;
+    ctx_release(a, 1);
+    return 1;
+}
+
+void mpi_ctx_abandon(mpi_ctx_agreement *a)
+{
+    ctx_release(a, 1);
+}
+
 void mpi_comm_finalize(void)
 {
     struct credo_comm *pre[2] = {&credo_comm_world, &credo_comm_self};
@@ -132,18 +211,23 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int *all = malloc((size_t)comm->size * sizeof(int));
     if (all == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    int mine = (int)credo_mpi.next_ctx;
-    int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
-    if (rc != MPI_SUCCESS) {
-        free(all);
-        return mpi_error(comm, rc, fn, "context id agreement failed");
-    }
-    uint32_t ctx = 0;
-    for (int r = 0; r < comm->size; r++)
-        if ((uint32_t)all[r] > ctx)
-            ctx = (uint32_t)all[r];
+    mpi_ctx_agreement ag;
+    mpi_ctx_begin(&ag, comm->ctx);
+    uint32_t ctx;
+    do {
+        int mine = mpi_ctx_propose(&ag);
+        int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
+        if (rc != MPI_SUCCESS) {
+            mpi_ctx_abandon(&ag);
+            free(all);
+            return mpi_error(comm, rc, fn, "context id agreement failed");
+        }
+        ctx = 0;
+        for (int r = 0; r < comm->size; r++)
+            if ((uint32_t)all[r] > ctx)
+                ctx = (uint32_t)all[r];
+    } while (!mpi_ctx_settle(&ag, ctx, 2));
     free(all);
-    credo_mpi.next_ctx = ctx + 2;
     struct credo_comm *c = comm_new(comm, ctx, comm->size);
     if (c == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -200,24 +284,30 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         free(members);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     }
-    int mine[3] = {color, key, (int)credo_mpi.next_ctx};
-    int rc = mpi_coll_allgather_int(comm, mine, 3, all);
-    if (rc != MPI_SUCCESS) {
-        free(all);
-        free(members);
-        return mpi_error(comm, rc, fn, "exchange of colors failed");
-    }
-    uint32_t ctx = 0;
-    int m = 0;
-    for (int r = 0; r < n; r++) {
-        if ((uint32_t)all[3 * r + 2] > ctx)
-            ctx = (uint32_t)all[3 * r + 2];
-        if (color != MPI_UNDEFINED && all[3 * r] == color)
-            members[m++] = (split_entry){color, all[3 * r + 1], r};
-    }
+    mpi_ctx_agreement ag;
+    mpi_ctx_begin(&ag, comm->ctx);
+    uint32_t ctx;
+    int m;
+    do {
+        int mine[3] = {color, key, mpi_ctx_propose(&ag)};
+        int rc = mpi_coll_allgather_int(comm, mine, 3, all);
+        if (rc != MPI_SUCCESS) {
+            mpi_ctx_abandon(&ag);
+            free(all);
+            free(members);
+            return mpi_error(comm, rc, fn, "exchange of colors failed");
+        }
+        ctx = 0;
+        m = 0;
+        for (int r = 0; r < n; r++) {
+            if ((uint32_t)all[3 * r + 2] > ctx)
+                ctx = (uint32_t)all[3 * r + 2];
+            if (color != MPI_UNDEFINED && all[3 * r] == color)
+                members[m++] = (split_entry){color, all[3 * r + 1], r};
+        }
+        /* Every member of the parent consumes the id, so later agreements stay consistent. */
+    } while (!mpi_ctx_settle(&ag, ctx, 2));
     free(all);
-    /* Every member of the parent consumes the id, so later agreements stay consistent. */
-    credo_mpi.next_ctx = ctx + 2;
     if (color == MPI_UNDEFINED) {
         free(members);
         *newcomm = MPI_COMM_NULL;

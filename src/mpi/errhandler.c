@@ -223,6 +223,7 @@ static int errh_is_predefined(MPI_Errhandler h)
 
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_set_errhandler";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -243,6 +244,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_get_errhandler";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -259,6 +261,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_create_errhandler";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -281,6 +284,7 @@ struct credo_errhandler *mpi_errh_new(MPI_Comm_errhandler_function *function)
 
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Comm_call_errhandler";
     if (!MPI_READY())
         return mpi_not_ready(fn);
@@ -292,6 +296,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 
 int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Errhandler_free";
     if (!MPI_READY())
         return mpi_not_ready(fn);

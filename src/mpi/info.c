@@ -271,7 +271,7 @@ int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     if (rc == MPI_SUCCESS && getcwd(buf, sizeof buf) != NULL)
         rc = info_put(e, "wdir", buf);
     if (rc == MPI_SUCCESS)
-        rc = info_put(e, "thread_level", "MPI_THREAD_SERIALIZED");
+        rc = info_put(e, "thread_level", "MPI_THREAD_MULTIPLE");
     if (rc != MPI_SUCCESS) {
         info_free(e);
         return mpi_error(NULL, rc, fn, "out of memory");

@@ -24,16 +24,24 @@ int mpi_runtime_up(const char *fn, int required)
         credo_abort(MPI_ERR_OTHER, "%s: runtime start-up failed (see the message above)", fn);
     if (mpi_comm_init_predefined() != 0)
         credo_abort(MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    /* One big lock at most (progress thread): serialized calls are the most credo can promise. */
-    credo_mpi.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    credo_mpi.thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     if (credo_mpi.thread_level < MPI_THREAD_SINGLE)
         credo_mpi.thread_level = MPI_THREAD_SINGLE;
+    mpi_thread_level_raise(credo_mpi.thread_level);
     main_thread = pthread_self();
-    /* The progress thread shares p2p with the application under one lock: still SERIALIZED. */
     if (credo_progress_thread_start() != 0)
         credo_abort(MPI_ERR_OTHER, "%s: cannot start the progress thread", fn);
     credo_mpi.state = MPI_STATE_READY;
     return MPI_SUCCESS;
+}
+
+/* MPI_THREAD_MULTIPLE: every entry point takes the big lock from now on, and waits let other
+ * threads in (core/biglock.c). Called with no other thread inside the library (start-up, or a
+ * session opened by the only thread that calls MPI so far); the lock stays on until shut-down. */
+void mpi_thread_level_raise(int level)
+{
+    if (level >= MPI_THREAD_MULTIPLE && !(credo_lock_on & CREDO_LOCK_FOR_THREADS))
+        credo_lock_set(CREDO_LOCK_FOR_THREADS, 1);
 }
 
 /* Shuts the runtime down once neither the world model nor a session needs it. Every process gets
@@ -48,6 +56,8 @@ int mpi_runtime_down(const char *fn)
         return mpi_error(MPI_COMM_WORLD, rc, fn, "closing barrier failed");
     credo_mpi.state = MPI_STATE_DONE;
     credo_progress_thread_stop();
+    /* the calling thread's guard still unlocks on its way out: it took the lock on entry */
+    credo_lock_set(CREDO_LOCK_FOR_THREADS, 0);
     mpi_comm_finalize();
     mpi_attr_finalize();
     if (credo_finalize() != 0)

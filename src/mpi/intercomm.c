@@ -161,11 +161,16 @@ int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_lea
     int *ctxs = malloc((size_t)n * sizeof(int));
     if (ctxs == NULL)
         return mpi_error(local_comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    int mine = (int)credo_mpi.next_ctx;
+    mpi_ctx_agreement ag;
+    /* both groups run the rounds; the tag's channel over the peer communicator orders them */
+    mpi_ctx_begin(&ag, local_comm->ctx);
+    int *remote = NULL;
+    int hdr[2];
+retry:;
+    int mine = mpi_ctx_propose(&ag);
     int rc = mpi_coll_allgather_int(local_comm, &mine, 1, ctxs);
     /* hdr: the remote group's size and largest next free id */
-    int hdr[2] = {0, 0};
-    int *remote = NULL;
+    hdr[0] = hdr[1] = 0;
     if (rc == MPI_SUCCESS && leader) {
         int mhdr[2] = {n, (int)max_ctx(ctxs, n, 1)};
         p2p_req *s[2] = {NULL, NULL};
@@ -207,6 +212,7 @@ int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_lea
             GOAL_SUCCESS)
         rc = MPI_ERR_INTERN;
     if (rc != MPI_SUCCESS) {
+        mpi_ctx_abandon(&ag);
         free(ctxs);
         free(remote);
         return mpi_error(local_comm, rc, fn, "exchange of the groups failed");
@@ -214,6 +220,7 @@ int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_lea
     int m = hdr[0];
     for (int i = 0; i < m; i++)
         if (remote[i] < 0 || remote[i] >= credo_mpi.job_size || local_comm->comm_of[remote[i]] >= 0) {
+            mpi_ctx_abandon(&ag);
             free(ctxs);
             free(remote);
             return mpi_error(local_comm, MPI_ERR_COMM, fn,
@@ -222,8 +229,12 @@ int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_lea
     uint32_t ctx = max_ctx(ctxs, n, 1);
     if ((uint32_t)hdr[1] > ctx)
         ctx = (uint32_t)hdr[1];
+    if (!mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS)) {
+        free(remote);
+        remote = NULL;
+        goto retry;
+    }
     free(ctxs);
-    credo_mpi.next_ctx = ctx + INTER_CTX_IDS;
     struct credo_comm *c = inter_new(local_comm, ctx, local_comm->world_of, n, remote, m);
     free(remote);
     if (c == NULL)
@@ -246,22 +257,29 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return mpi_error(intercomm, MPI_ERR_ARG, fn, "newintracomm is NULL");
     *newintracomm = MPI_COMM_NULL;
     int *la, *ra;
-    int mine[2] = {high != 0, (int)credo_mpi.next_ctx};
-    int rc = inter_gather_tables(intercomm, mine, 2, &la, &ra);
-    if (rc != MPI_SUCCESS) {
-        free(la);
-        free(ra);
-        return mpi_error(intercomm, rc, fn, "exchange between the groups failed");
-    }
     int n = intercomm->size, m = intercomm->remote_size;
     const int *lw = intercomm->local->world_of, *rw = intercomm->world_of;
-    uint32_t ctx = max_ctx(la + 1, n, 2), rctx = max_ctx(ra + 1, m, 2);
-    if (rctx > ctx)
-        ctx = rctx;
-    int local_first = la[0] != ra[0] ? la[0] == 0 : lw[0] < rw[0];
-    free(la);
-    free(ra);
-    credo_mpi.next_ctx = ctx + 2;
+    mpi_ctx_agreement ag;
+    mpi_ctx_begin(&ag, intercomm->ctx);
+    uint32_t ctx;
+    int local_first;
+    do {
+        int mine[2] = {high != 0, mpi_ctx_propose(&ag)};
+        int rc = inter_gather_tables(intercomm, mine, 2, &la, &ra);
+        if (rc != MPI_SUCCESS) {
+            mpi_ctx_abandon(&ag);
+            free(la);
+            free(ra);
+            return mpi_error(intercomm, rc, fn, "exchange between the groups failed");
+        }
+        ctx = max_ctx(la + 1, n, 2);
+        uint32_t rctx = max_ctx(ra + 1, m, 2);
+        if (rctx > ctx)
+            ctx = rctx;
+        local_first = la[0] != ra[0] ? la[0] == 0 : lw[0] < rw[0];
+        free(la);
+        free(ra);
+    } while (!mpi_ctx_settle(&ag, ctx, 2));
     struct credo_comm *c = comm_new(intercomm, ctx, n + m);
     if (c == NULL)
         return mpi_error(intercomm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -311,19 +329,25 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm)
 {
     int *la, *ra;
-    int mine = (int)credo_mpi.next_ctx;
-    int rc = inter_gather_tables(comm, &mine, 1, &la, &ra);
-    if (rc != MPI_SUCCESS) {
+    mpi_ctx_agreement ag;
+    mpi_ctx_begin(&ag, comm->ctx);
+    uint32_t ctx;
+    do {
+        int mine = mpi_ctx_propose(&ag);
+        int rc = inter_gather_tables(comm, &mine, 1, &la, &ra);
+        if (rc != MPI_SUCCESS) {
+            mpi_ctx_abandon(&ag);
+            free(la);
+            free(ra);
+            return mpi_error(comm, rc, fn, "context id agreement failed");
+        }
+        ctx = max_ctx(la, comm->size, 1);
+        uint32_t rctx = max_ctx(ra, comm->remote_size, 1);
         free(la);
         free(ra);
-        return mpi_error(comm, rc, fn, "context id agreement failed");
-    }
-    uint32_t ctx = max_ctx(la, comm->size, 1), rctx = max_ctx(ra, comm->remote_size, 1);
-    free(la);
-    free(ra);
-    if (rctx > ctx)
-        ctx = rctx;
-    credo_mpi.next_ctx = ctx + INTER_CTX_IDS;
+        if (rctx > ctx)
+            ctx = rctx;
+    } while (!mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS));
     struct credo_comm *c = inter_new(comm, ctx, comm->local->world_of, comm->size, comm->world_of,
                                      comm->remote_size);
     if (c == NULL)
@@ -353,19 +377,29 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
 {
     *newcomm = MPI_COMM_NULL;
     int *la, *ra;
-    int mine[3] = {sel, key, (int)credo_mpi.next_ctx};
-    int rc = inter_gather_tables(comm, mine, 3, &la, &ra);
-    if (rc != MPI_SUCCESS) {
+    int n = comm->size, m = comm->remote_size;
+    mpi_ctx_agreement ag;
+    mpi_ctx_begin(&ag, comm->ctx);
+    uint32_t ctx;
+    for (;;) {
+        int mine[3] = {sel, key, mpi_ctx_propose(&ag)};
+        int rc = inter_gather_tables(comm, mine, 3, &la, &ra);
+        if (rc != MPI_SUCCESS) {
+            mpi_ctx_abandon(&ag);
+            free(la);
+            free(ra);
+            return mpi_error(comm, rc, fn, "exchange between the groups failed");
+        }
+        ctx = max_ctx(la + 2, n, 3);
+        uint32_t rctx = max_ctx(ra + 2, m, 3);
+        if (rctx > ctx)
+            ctx = rctx;
+        /* every member moves past the ids, chosen or not, so later agreements stay consistent */
+        if (mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS))
+            break;
         free(la);
         free(ra);
-        return mpi_error(comm, rc, fn, "exchange between the groups failed");
     }
-    int n = comm->size, m = comm->remote_size;
-    uint32_t ctx = max_ctx(la + 2, n, 3), rctx = max_ctx(ra + 2, m, 3);
-    if (rctx > ctx)
-        ctx = rctx;
-    /* every member moves past the ids, chosen or not, so later agreements stay consistent */
-    credo_mpi.next_ctx = ctx + INTER_CTX_IDS;
     if (sel == MPI_UNDEFINED) {
         free(la);
         free(ra);
@@ -375,7 +409,7 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
     split_entry *tmp = malloc((size_t)big * sizeof *tmp);
     int *lw = malloc((size_t)n * sizeof(int)), *rw = malloc((size_t)(m ? m : 1) * sizeof(int));
     struct credo_comm *c = NULL;
-    rc = MPI_ERR_NO_MEM;
+    int rc = MPI_ERR_NO_MEM;
     if (tmp && lw && rw) {
         int ln = pick_members(la, 3, n, 0, sel, 1, comm->local->world_of, tmp, lw);
         int rn = pick_members(ra, 3, m, 0, sel, 1, comm->world_of, tmp, rw);

@@ -29,7 +29,7 @@
 
 /* ---- the progress thread's big lock (src/core/progress_thread.h) ----
  * Every MPI entry point that can reach p2p holds it for its whole body. */
-#define MPI_ENTER() CREDO_PT_ENTER()
+#define MPI_ENTER() CREDO_LOCK_ENTER()
 
 /* Each file ends with CREDO_PMPI(MPI_X) for the functions it defines: PMPI_X is the same code, so a
  * profiling library can define MPI_X and call PMPI_X. */
@@ -249,6 +249,7 @@ int mpi_not_ready(const char *fn) __attribute__((cold));
  * first), shared by the world model and sessions (init.c). */
 int mpi_runtime_up(const char *fn, int required);
 int mpi_runtime_down(const char *fn);
+void mpi_thread_level_raise(int level);
 
 /* The argument checks every binding starts with: the library is initialised and the handle is
  * live. The macros return the raised error from the calling binding; mpi_check_comm returns 0 or
@@ -371,6 +372,26 @@ int mpi_coll_barrier(MPI_Comm comm);
 /* ---- communicators (comm.c) ---- */
 
 int mpi_comm_init_predefined(void);
+
+/* Context id agreement. Every agreement proposes this process' next free id, takes the maximum
+ * over the members and moves next_ctx past it; with one agreement at a time per process that
+ * maximum is free everywhere. Under MPI_THREAD_MULTIPLE threads may run agreements on different
+ * communicators at once, so an agreement proposes only while it holds this process' agreement
+ * token and proposes MPI_CTX_BUSY otherwise; a maximum of MPI_CTX_BUSY means some member could not
+ * take part, and every member tries another round. Usage:
+ *     mpi_ctx_agreement a; mpi_ctx_begin(&a, parent->ctx);
+ *     do { mine = mpi_ctx_propose(&a); ...exchange, m = maximum...; }
+ *     while (!mpi_ctx_settle(&a, m, ids));   (mpi_ctx_abandon(&a) if the exchange fails) */
+#define MPI_CTX_BUSY 0x7fffffff
+typedef struct mpi_ctx_agreement {
+    uint32_t prio; /* the parent's context id: the lowest waiting one gets the token first */
+    int registered;
+    int holds_token;
+} mpi_ctx_agreement;
+void mpi_ctx_begin(mpi_ctx_agreement *a, uint32_t parent_ctx);
+int mpi_ctx_propose(mpi_ctx_agreement *a);
+int mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids);
+void mpi_ctx_abandon(mpi_ctx_agreement *a);
 void mpi_comm_destroy(MPI_Comm comm);
 static inline void mpi_comm_release(MPI_Comm comm)
 {

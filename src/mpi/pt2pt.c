@@ -667,15 +667,17 @@ static int mprobe_check(const char *fn, int source, int tag, MPI_Comm comm, MPI_
         return rc;
     if (message == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "message is NULL");
-    if (msg_spare == NULL && (msg_spare = malloc(sizeof *msg_spare)) == NULL)
-        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     return MPI_SUCCESS;
 }
 
-/* One matched probe; a match takes the spare handle, which then holds a reference on comm. */
+/* One matched probe; a match takes the spare handle, which then holds a reference on comm. The
+ * spare is made before each attempt: under MPI_THREAD_MULTIPLE another thread's probe may take it
+ * while a blocking one waits between attempts. */
 static int mprobe_once(const char *fn, int jsrc, int tag, MPI_Comm comm, int *flag,
                        MPI_Message *message, MPI_Status *status)
 {
+    if (msg_spare == NULL && (msg_spare = malloc(sizeof *msg_spare)) == NULL)
+        return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     p2p_status ps;
     p2p_msg *pm;
     int rc = p2p_improbe(jsrc, tag, comm->ctx, flag, &ps, &pm);

@@ -1,5 +1,6 @@
 /* src/mpi/session.c — MPI 4.0 sessions: Session_init/finalize, the process sets mpi://WORLD and
  * mpi://SELF, groups from them, intra- and intercommunicators from groups, session error handlers. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,14 +110,21 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
     struct credo_session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return raise_on(errhandler, MPI_SESSION_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    /* MPI_Session_init may be called by several threads at once (MPI 4.0 11.3.1), before any
+     * lock of the runtime exists or is on: this one orders the start and the level change. */
+    static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&init_lock);
     int rc = mpi_runtime_up(fn, level);
+    if (rc == MPI_SUCCESS)
+        mpi_thread_level_raise(level);
+    pthread_mutex_unlock(&init_lock);
     if (rc != MPI_SUCCESS) {
         free(s);
         return raise_on(errhandler, MPI_SESSION_NULL, rc, fn, "cannot start the runtime");
     }
-    CREDO_PT_ENTER();
+    CREDO_LOCK_ENTER();
     s->magic = SESSION_MAGIC;
-    s->thread_level = level < MPI_THREAD_SERIALIZED ? level : MPI_THREAD_SERIALIZED;
+    s->thread_level = level;
     s->errh = errhandler;
     errh_retain(errhandler);
     credo_mpi.sessions++;
@@ -144,6 +152,7 @@ int MPI_Session_finalize(MPI_Session *session)
 
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Session_get_num_psets";
     SESSION_CHECK(fn, session);
     if (info != MPI_INFO_NULL && !mpi_info_ok(info))
@@ -158,6 +167,7 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_nam
  * its terminating NUL. A name longer than the room is cut and terminated. */
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Session_get_nth_pset";
     SESSION_CHECK(fn, session);
     if (info != MPI_INFO_NULL && !mpi_info_ok(info))
@@ -202,6 +212,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_In
 
 int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Session_get_info";
     SESSION_CHECK(fn, session);
     if (info_used == NULL)
@@ -315,6 +326,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
                                   MPI_Errhandler *errhandler)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Session_create_errhandler";
     if (session_errhandler_fn == NULL || errhandler == NULL)
         return raise_on(NULL, MPI_SESSION_NULL, MPI_ERR_ARG, fn, "NULL argument");
@@ -329,6 +341,7 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errha
 
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Session_set_errhandler";
     SESSION_CHECK(fn, session);
     if (!errh_valid(errhandler))
@@ -341,6 +354,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Session_get_errhandler";
     SESSION_CHECK(fn, session);
     if (errhandler == NULL)
@@ -353,6 +367,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
+    MPI_ENTER();
     static const char fn[] = "MPI_Session_call_errhandler";
     SESSION_CHECK(fn, session);
     raise_on(session->errh, session, errorcode, fn, "error %d raised by the application", errorcode);

@@ -169,19 +169,28 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     w->naccess = w->nexposure = -1;
     w->errh = MPI_ERRORS_ARE_FATAL; /* MPI 3.1 §8.3: the default for windows */
 
-    int mine[X_N];
-    mine[X_CTX] = (int)credo_mpi.next_ctx;
-    mine[X_DU] = disp_unit;
-    put64(mine + X_SIZE, (uint64_t)size);
-    put64(mine + X_BASE, (uint64_t)(uintptr_t)base);
-    int rc = mpi_coll_allgather_int(comm, mine, X_N, all);
+    mpi_ctx_agreement ag;
+    mpi_ctx_begin(&ag, comm->ctx);
+    uint32_t ctx;
+    size_t total;
+    int rc;
+retry:
+    {
+        int mine[X_N];
+        mine[X_CTX] = mpi_ctx_propose(&ag);
+        mine[X_DU] = disp_unit;
+        put64(mine + X_SIZE, (uint64_t)size);
+        put64(mine + X_BASE, (uint64_t)(uintptr_t)base);
+        rc = mpi_coll_allgather_int(comm, mine, X_N, all);
+    }
     if (rc != MPI_SUCCESS) {
+        mpi_ctx_abandon(&ag);
         free(all);
         win_destroy(w);
         return mpi_error(comm, rc, fn, "exchange of window sizes failed");
     }
-    uint32_t ctx = 0;
-    size_t total = 0;
+    ctx = 0;
+    total = 0;
     for (int r = 0; r < n; r++) {
         const int *a = all + (size_t)r * X_N;
         if ((uint32_t)a[X_CTX] > ctx)
@@ -194,7 +203,8 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
             total += ((size_t)w->peer[r].size + 63) & ~(size_t)63;
         }
     }
-    credo_mpi.next_ctx = ctx + 2;
+    if (!mpi_ctx_settle(&ag, ctx, 2))
+        goto retry; /* another agreement of this process held the token at some member */
     w->comm = hidden_comm(comm, ctx);
     if (w->comm == NULL || win_default_hints(w->comm) != MPI_SUCCESS ||
         mpi_comm_hints_merge(w->comm, info) != MPI_SUCCESS) {

@@ -96,6 +96,7 @@ static void req_complete(preq *r)
         return;
     }
     r->state = PREQ_DONE;
+    P.local_events++;
     if (r->pub.on_complete)
         r->pub.on_complete(&r->pub);
     r->pub.done = 1;
@@ -696,6 +697,7 @@ static uexp *uexp_find(int src, int tag, uint32_t ctx, int take)
 
 static void uexp_append(uexp *u)
 {
+    P.local_events++;
     uexp_list *l = &P.uq[u->src];
     u->next = NULL;
     u->seq = P.uexp_seq++;
@@ -1588,13 +1590,14 @@ static int spill_for_waiters(void)
     return n;
 }
 
-static void (*idle_drop)(void);
-static void (*idle_take)(void);
+static p2p_lock_hooks lock_hooks;
 
-void p2p_set_idle_hooks(void (*drop)(void), void (*take)(void))
+void p2p_set_lock_hooks(const p2p_lock_hooks *h)
 {
-    idle_drop = drop;
-    idle_take = take;
+    if (h)
+        lock_hooks = *h;
+    else
+        lock_hooks = (p2p_lock_hooks){0};
 }
 
 void p2p_wait_step(p2p_waiter *w)
@@ -1604,6 +1607,9 @@ void p2p_wait_step(p2p_waiter *w)
     if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head && !P.pull_head, 1) &&
         w->idle_polls + 1 < P.spin_polls) {
         w->idle_polls++;
+        /* other threads of this process may wait for the lock we spin under */
+        if (__builtin_expect(lock_hooks.yield != NULL, 0) && (w->idle_polls & 31) == 0)
+            lock_hooks.yield();
         cpu_relax();
         return;
     }
@@ -1623,21 +1629,44 @@ void p2p_wait_step(p2p_waiter *w)
     uint64_t t = now_ns();
     if (!w->idle_since_ns)
         w->idle_since_ns = t;
-    /* With a progress thread that takes over while we sleep (idle hooks), sleep at once: it
-     * rings our doorbell when its progress completed something (p2p_wake_sleeper). */
-    if (!idle_drop && t - w->idle_since_ns < P.yield_ns) {
-        sched_yield();
+    /* With a progress thread that takes over while we sleep, sleep at once: it rings our doorbell
+     * when its progress completed something (p2p_wake_sleeper). Other threads of this process get
+     * the lock for the yield. */
+    if (!lock_hooks.sleep_at_once && t - w->idle_since_ns < P.yield_ns) {
+        if (lock_hooks.drop) {
+            int held = lock_hooks.drop();
+            sched_yield();
+            lock_hooks.take(held);
+        } else {
+            sched_yield();
+        }
         return;
     }
     /* Nothing for a while: sleep on our doorbell. Short sleeps when we wait for room in someone
-     * else's ring (nobody rings us for that) or for a pipelined copy. */
+     * else's ring (nobody rings us for that) or for a pipelined copy. The bell is read before the
+     * lock goes, so a thread that takes it and completes what we wait for cannot ring too early. */
     uint64_t next = P.head;
     uint32_t timeout_us = p2p_sleep_bound_us(1000);
-    if (idle_drop)
-        idle_drop();
-    mbox_sleep(&P.self, next, timeout_us);
-    if (idle_take)
-        idle_take();
+    if (!lock_hooks.drop) {
+        mbox_sleep(&P.self, next, timeout_us);
+        return;
+    }
+    atomic_fetch_add_explicit(&P.local_sleepers, 1, memory_order_relaxed);
+    uint32_t bell = mbox_sleep_begin(&P.self);
+    int held = lock_hooks.drop();
+    mbox_sleep_end(&P.self, next, bell, timeout_us);
+    atomic_fetch_sub_explicit(&P.local_sleepers, 1, memory_order_relaxed);
+    lock_hooks.take(held);
+}
+
+/* Called by the lock's owner as it lets go (MPI_THREAD_MULTIPLE). Relaxed is enough for the
+ * sleeper count: a sleeper counts itself before it lets go of the lock we hold now. */
+void p2p_wake_local_sleepers(void)
+{
+    if (atomic_load_explicit(&P.local_sleepers, memory_order_relaxed) && P.local_events != P.local_events_rung) {
+        P.local_events_rung = P.local_events;
+        mbox_ring_doorbell(&P.self);
+    }
 }
 
 uint64_t p2p_next_arrival(void)
@@ -1743,7 +1772,8 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
                 *st = (p2p_status){src, mh.tag, P2P_OK, 0, mh.len};
             return 1;
         }
-        if (P.nactive || P.copy_head || spins >= P.spin_polls)
+        /* with other threads of this process in MPI, spin briefly only: we hold their lock */
+        if (P.nactive || P.copy_head || spins >= P.spin_polls || (lock_hooks.yield && spins >= 64))
             return 0;
         cpu_relax();
     }

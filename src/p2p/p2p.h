@@ -95,14 +95,26 @@ int p2p_progress(void);
 uint64_t p2p_next_arrival(void);
 uint32_t p2p_sleep_bound_us(uint32_t idle_us);
 void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us);
-/* Called by p2p_wait_step around its yields and sleeps (NULL: none): the layer above serializes p2p
- * with a lock and lets another thread progress meanwhile. */
+/* How p2p_wait_step lets other threads in when the layer above serializes p2p with a lock (all
+ * NULL: the caller is the only thread in p2p). drop lets go of the caller's lock before a yield or
+ * a sleep and returns what take needs to take it back; yield is called every 32 idle polls of the
+ * spin phase and hands the lock over if another thread waits for it; sleep_at_once skips the yield
+ * phase (a progress thread advances things while we sleep). */
+typedef struct p2p_lock_hooks {
+    int (*drop)(void);
+    void (*take)(int held);
+    void (*yield)(void);
+    int sleep_at_once;
+} p2p_lock_hooks;
+void p2p_set_lock_hooks(const p2p_lock_hooks *h);
+/* Rings this rank's doorbell if another thread of the process sleeps on it and something completed
+ * or arrived unexpectedly since the last such ring (called by the lock's owner as it lets go). */
+void p2p_wake_local_sleepers(void);
 /* Rings this rank's own doorbell if a thread sleeps on it (after another thread's progress). */
 void p2p_wake_sleeper(void);
 /* Receives that match an already-arrived rendezvous request of min_bytes or more leave the pull to
  * the next p2p_progress (another thread's) instead of copying at once; 0 = off (the default). */
 void p2p_set_defer_pulls(size_t min_bytes);
-void p2p_set_idle_hooks(void (*drop)(void), void (*take)(void));
 
 /* Waiting policy: spin, then yield, then sleep on the mailbox doorbell (see docs/ARCHITECTURE.md).
  * Usage: p2p_waiter w = P2P_WAITER_INIT; while (!cond) p2p_wait_step(&w); */

@@ -135,6 +135,12 @@ typedef struct p2p_engine {
     size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */
     uint32_t spin_polls;
     uint64_t yield_ns;
+    /* Threads of this process (MPI_THREAD_MULTIPLE): completions and unexpected arrivals counted,
+     * so a thread leaving p2p rings the doorbell for another one that sleeps on it only when it
+     * did something that sleeper may wait for (p2p_wake_local_sleepers). */
+    uint64_t local_events;
+    uint64_t local_events_rung;
+    _Atomic uint32_t local_sleepers;
     /* Send batching (docs/ARCHITECTURE.md): one-slot messages of back-to-back isends to one
      * destination are staged here as finished slot images and written with one reservation. */
     unsigned char *stage;   /* [send_batch * slot_size], cache-line aligned */

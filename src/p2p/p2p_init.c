@@ -181,7 +181,7 @@ fail:
 /* The public readers take the progress thread's lock: the thread updates these counters and lists. */
 int credo_fc_stats_get(credo_fc_stats *out)
 {
-    CREDO_PT_ENTER();
+    CREDO_LOCK_ENTER();
     if (!credo_rt.initialized || !P.fc)
         return -1;
     *out = P.st;
@@ -199,7 +199,7 @@ int credo_fc_stats_get(credo_fc_stats *out)
 
 int credo_fc_peer_stats_get(int peer, credo_fc_peer_stats *out)
 {
-    CREDO_PT_ENTER();
+    CREDO_LOCK_ENTER();
     if (!credo_rt.initialized || !P.fc || peer < 0 || peer >= P.size || peer == P.rank)
         return -1;
     fc_peer_view v;

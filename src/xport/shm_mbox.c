@@ -147,12 +147,21 @@ void mbox_ring_doorbell(mbox *mb)
 
 void mbox_sleep(mbox *mb, uint64_t next_idx, uint32_t timeout_us)
 {
-    /* seq_cst increment, then read the bell, then re-check: a writer that published before our
-     * increment is seen by the re-check; one that publishes after it sees sleepers != 0 (unless its
-     * unfenced load raced, which the timeout bounds) and bumps the bell, which either changes the
-     * value futex_wait expects or wakes us. */
+    mbox_sleep_end(mb, next_idx, mbox_sleep_begin(mb), timeout_us);
+}
+
+/* seq_cst increment, then read the bell, then (in end) re-check: a writer that published before our
+ * increment is seen by the re-check; one that publishes after it sees sleepers != 0 (unless its
+ * unfenced load raced, which the timeout bounds) and bumps the bell, which either changes the
+ * value futex_wait expects or wakes us. */
+uint32_t mbox_sleep_begin(mbox *mb)
+{
     atomic_fetch_add_explicit(&mb->ctl->sleepers, 1, memory_order_seq_cst);
-    uint32_t bell = atomic_load_explicit(&mb->ctl->bell, memory_order_seq_cst);
+    return atomic_load_explicit(&mb->ctl->bell, memory_order_seq_cst);
+}
+
+void mbox_sleep_end(mbox *mb, uint64_t next_idx, uint32_t bell, uint32_t timeout_us)
+{
     if (!mbox_ready(mb, next_idx)) {
         struct timespec ts = {.tv_sec = timeout_us / 1000000u, .tv_nsec = (long)(timeout_us % 1000000u) * 1000L};
         syscall(SYS_futex, &mb->ctl->bell, FUTEX_WAIT, bell, &ts, NULL, 0);

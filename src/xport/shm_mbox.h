@@ -307,5 +307,11 @@ static inline void mbox_doorbell(mbox *mb)
 /* Owner: sleep until a writer rings or timeout_us passes (bounded: a wake-up can be missed because
  * the writer's check is not fenced, see docs/ARCHITECTURE.md, so sleeps are short). */
 void mbox_sleep(mbox *mb, uint64_t next_idx, uint32_t timeout_us);
+/* The same sleep in two halves, for a thread that must let go of a lock in between: begin counts
+ * the sleeper and reads the bell (under the lock), end waits unless the bell moved since or the
+ * chunk at next_idx is ready, then uncounts. A ring by a thread of this process that took the lock
+ * after begin (it completed what the sleeper waits for) changes the bell, so it cannot be lost. */
+uint32_t mbox_sleep_begin(mbox *mb);
+void mbox_sleep_end(mbox *mb, uint64_t next_idx, uint32_t bell, uint32_t timeout_us);
 
 #endif
