@@ -86,17 +86,6 @@ static void lock_yield(void)
     lock_take(held);
 }
 
-void credo_lock_pause(void)
-{
-    if (!credo_lock_on || credo_lock_depth == 0) {
-        sched_yield();
-        return;
-    }
-    int held = lock_drop();
-    sched_yield();
-    lock_take(held);
-}
-
 void credo_lock_set(int why, int on)
 {
     if (on)

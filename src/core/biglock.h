@@ -51,10 +51,6 @@ static inline int credo_lock_enter_(void)
 #define CREDO_LOCK_ENTER()                                                                         \
     int credo_lock_held_ __attribute__((cleanup(credo_lock_leave_), unused)) = credo_lock_enter_()
 
-/* Lets go of the lock for one sched_yield and takes it back: a holder that must wait for another
- * thread's call (a context id agreement that found the token taken) lets it run. */
-void credo_lock_pause(void);
-
 /* Turns the lock on for `why` (a CREDO_LOCK_FOR_* bit) or off for it, and installs the matching
  * p2p hooks. Only while no other thread is inside the library. */
 void credo_lock_set(int why, int on);

@@ -64,83 +64,40 @@ int mpi_comm_init_predefined(void)
     return comm_index(w) != 0 || comm_index(s) != 0 ? -1 : 0;
 }
 
-/* ---- context id agreements under MPI_THREAD_MULTIPLE (mpi_impl.h) ----
- * The token keeps two agreements of this process from proposing at once. Who gets it: the waiting
- * agreement with the lowest parent context id, so among agreements that keep failing because each
- * holds the token at some members, the one with the lowest id gets it at all its members in the
- * end (the rule MPICH uses for its context id masks). Everything here runs under the big lock. */
-enum { CTX_MAX_WAITING = 256 };
-static struct {
-    int held;
-    int nwaiting;
-    uint32_t waiting[CTX_MAX_WAITING];
-} ctx_token;
+/* ---- context id agreements (mpi_impl.h) ---- */
 
 static int ctx_threads(void)
 {
     return (credo_lock_on & CREDO_LOCK_FOR_THREADS) != 0;
 }
 
-void mpi_ctx_begin(mpi_ctx_agreement *a, uint32_t parent_ctx)
+void mpi_ctx_begin(mpi_ctx_agreement *a, int leader)
 {
-    *a = (mpi_ctx_agreement){parent_ctx, 0, 0};
-    if (ctx_threads() && ctx_token.nwaiting < CTX_MAX_WAITING) {
-        ctx_token.waiting[ctx_token.nwaiting++] = parent_ctx;
-        a->registered = 1;
-    }
+    a->leader = leader;
 }
 
 int mpi_ctx_propose(mpi_ctx_agreement *a)
 {
     if (!ctx_threads())
         return (int)credo_mpi.next_ctx;
-    if (!ctx_token.held) {
-        uint32_t lowest = a->prio;
-        for (int i = 0; i < ctx_token.nwaiting; i++)
-            if (ctx_token.waiting[i] < lowest)
-                lowest = ctx_token.waiting[i];
-        if (lowest == a->prio) {
-            ctx_token.held = 1;
-            a->holds_token = 1;
-            return (int)credo_mpi.next_ctx;
-        }
-    }
-    return MPI_CTX_BUSY;
-}
-
-static void ctx_release(mpi_ctx_agreement *a, int done)
-{
-    if (a->holds_token) {
-        ctx_token.held = 0;
-        a->holds_token = 0;
-    }
-    if (done && a->registered) {
-        for (int i = 0; i < ctx_token.nwaiting; i++)
-            if (ctx_token.waiting[i] == a->prio) {
-                ctx_token.waiting[i] = ctx_token.waiting[--ctx_token.nwaiting];
-                break;
-            }
-        a->registered = 0;
-    }
-}
-
-int mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids)
-{
-    if (agreed == MPI_CTX_BUSY) {
-        /* Another agreement holds the token somewhere: let it run before the next round. */
-        ctx_release(a, 0);
-        p2p_progress();
-        credo_lock_pause();
+    if (!a->leader)
         return 0;
-    }
-    credo_mpi.next_ctx = agreed + ids;
-    ctx_release(a, 1);
-    return 1;
+    uint32_t slot = mpi_ctx_slot();
+    if (slot == 0)
+        credo_abort(MPI_ERR_OTHER, "communicator creation: context ids used up (%u per process at %d "
+                    "processes)", (unsigned)(0x40000000u / 4u / (uint32_t)credo_mpi.job_size),
+                    credo_mpi.job_size);
+    return (int)slot;
 }
 
-void mpi_ctx_abandon(mpi_ctx_agreement *a)
+void mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids)
 {
-    ctx_release(a, 1);
+    (void)a;
+    /* A leader's slot lies above every agreed id and next_ctx only follows the max-agreements.
+     * A maximum from next_ctx's space under threads comes from members that do not run at
+     * MPI_THREAD_MULTIPLE (docs/MPI.md: mixed levels are not supported for creation). */
+    if (agreed < 0x40000000u && agreed + ids > credo_mpi.next_ctx)
+        credo_mpi.next_ctx = agreed + ids;
 }
 
 void mpi_comm_finalize(void)
@@ -212,13 +169,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (all == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->ctx);
+    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
-    do {
+    {
         int mine = mpi_ctx_propose(&ag);
         int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
         if (rc != MPI_SUCCESS) {
-            mpi_ctx_abandon(&ag);
             free(all);
             return mpi_error(comm, rc, fn, "context id agreement failed");
         }
@@ -226,7 +182,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         for (int r = 0; r < comm->size; r++)
             if ((uint32_t)all[r] > ctx)
                 ctx = (uint32_t)all[r];
-    } while (!mpi_ctx_settle(&ag, ctx, 2));
+    }
+    mpi_ctx_settle(&ag, ctx, 2);
     free(all);
     struct credo_comm *c = comm_new(comm, ctx, comm->size);
     if (c == NULL)
@@ -285,14 +242,13 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->ctx);
+    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
     int m;
-    do {
+    {
         int mine[3] = {color, key, mpi_ctx_propose(&ag)};
         int rc = mpi_coll_allgather_int(comm, mine, 3, all);
         if (rc != MPI_SUCCESS) {
-            mpi_ctx_abandon(&ag);
             free(all);
             free(members);
             return mpi_error(comm, rc, fn, "exchange of colors failed");
@@ -306,7 +262,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
                 members[m++] = (split_entry){color, all[3 * r + 1], r};
         }
         /* Every member of the parent consumes the id, so later agreements stay consistent. */
-    } while (!mpi_ctx_settle(&ag, ctx, 2));
+    }
+    mpi_ctx_settle(&ag, ctx, 2);
     free(all);
     if (color == MPI_UNDEFINED) {
         free(members);

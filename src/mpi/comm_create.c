@@ -22,22 +22,17 @@ static int agree_ctx_all(MPI_Comm comm, uint32_t *ctx)
     if (all == NULL)
         return MPI_ERR_NO_MEM;
     mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->ctx);
-    int rc;
-    uint32_t m;
-    do {
-        int mine = mpi_ctx_propose(&ag);
-        rc = mpi_coll_allgather_int(comm, &mine, 1, all);
-        if (rc != MPI_SUCCESS) {
-            mpi_ctx_abandon(&ag);
-            break;
-        }
-        m = 0;
+    mpi_ctx_begin(&ag, comm->rank == 0);
+    int mine = mpi_ctx_propose(&ag);
+    int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
+    if (rc == MPI_SUCCESS) {
+        uint32_t m = 0;
         for (int r = 0; r < comm->size; r++)
             if ((uint32_t)all[r] > m)
                 m = (uint32_t)all[r];
         *ctx = m;
-    } while (!mpi_ctx_settle(&ag, m, 2));
+        mpi_ctx_settle(&ag, m, 2);
+    }
     free(all);
     return rc;
 }
@@ -53,9 +48,9 @@ static int agree_ctx_group(MPI_Comm comm, MPI_Group g, int tag, uint32_t *ctx)
     p2p_status st;
     mpi_ctx_agreement ag;
     /* the group's rounds share (comm, tag) with each other only, so the parent's id orders them */
-    mpi_ctx_begin(&ag, comm->ctx);
+    mpi_ctx_begin(&ag, g->rank == 0);
     uint32_t m;
-    do {
+    {
         m = (uint32_t)mpi_ctx_propose(&ag);
         if (g->rank == 0) {
             for (int r = 1; r < g->size && rc == P2P_OK; r++) {
@@ -72,10 +67,10 @@ static int agree_ctx_group(MPI_Comm comm, MPI_Group g, int tag, uint32_t *ctx)
                 rc = p2p_recv(&m, sizeof m, leader, tag, actx, &st);
         }
         if (rc != P2P_OK) {
-            mpi_ctx_abandon(&ag);
             return mpi_err_of_p2p(rc);
         }
-    } while (!mpi_ctx_settle(&ag, m, 2));
+    }
+    mpi_ctx_settle(&ag, m, 2);
     *ctx = m;
     return MPI_SUCCESS;
 }
@@ -250,8 +245,9 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 
 static uint32_t idup_count; /* idups this process has led */
 
-/* The next slot of this process, or 0 when the space is used up (0 is never an idup id). */
-static uint32_t idup_next_slot(void)
+/* The next slot of this process, or 0 when the space is used up (0 is never an idup id). Under
+ * MPI_THREAD_MULTIPLE blocking creations take their ids from here too (mpi_impl.h). */
+uint32_t mpi_ctx_slot(void)
 {
     uint64_t id = CTX_IDUP_BASE + CTX_IDUP_SLOT * ((uint64_t)credo_rt.rank +
                                                    (uint64_t)credo_mpi.job_size * idup_count);
@@ -321,7 +317,7 @@ static int inter_idup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, MPI_Requ
         rc = mpi_attr_copy_all(comm, c);
     int chooser = comm->local->world_of[0] < comm->world_of[0];
     if (rc == MPI_SUCCESS) {
-        rc = icnb_share_u32(comm, chooser, chooser && comm->rank == 0 ? idup_next_slot() : 0,
+        rc = icnb_share_u32(comm, chooser, chooser && comm->rank == 0 ? mpi_ctx_slot() : 0,
                             inter_idup_done, c, request);
     }
     if (rc != MPI_SUCCESS) {
@@ -366,7 +362,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     /* Out of ids: the bcast still runs, carrying 0, so that every rank's request completes with
      * the error instead of waiting for a bcast that never comes. */
     if (rc == MPI_SUCCESS && comm->rank == 0)
-        st->ctx = idup_next_slot();
+        st->ctx = mpi_ctx_slot();
     p2p_req *r = NULL;
     if (rc == MPI_SUCCESS) {
         int g = coll_ibcast(&st->ctx, 1, sizeof st->ctx, 0, &comm->coll, &r);

@@ -162,15 +162,12 @@ int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_lea
     if (ctxs == NULL)
         return mpi_error(local_comm, MPI_ERR_NO_MEM, fn, "out of memory");
     mpi_ctx_agreement ag;
-    /* both groups run the rounds; the tag's channel over the peer communicator orders them */
-    mpi_ctx_begin(&ag, local_comm->ctx);
-    int *remote = NULL;
-    int hdr[2];
-retry:;
+    mpi_ctx_begin(&ag, local_comm->rank == 0);
     int mine = mpi_ctx_propose(&ag);
     int rc = mpi_coll_allgather_int(local_comm, &mine, 1, ctxs);
     /* hdr: the remote group's size and largest next free id */
-    hdr[0] = hdr[1] = 0;
+    int hdr[2] = {0, 0};
+    int *remote = NULL;
     if (rc == MPI_SUCCESS && leader) {
         int mhdr[2] = {n, (int)max_ctx(ctxs, n, 1)};
         p2p_req *s[2] = {NULL, NULL};
@@ -212,7 +209,6 @@ retry:;
             GOAL_SUCCESS)
         rc = MPI_ERR_INTERN;
     if (rc != MPI_SUCCESS) {
-        mpi_ctx_abandon(&ag);
         free(ctxs);
         free(remote);
         return mpi_error(local_comm, rc, fn, "exchange of the groups failed");
@@ -220,7 +216,6 @@ retry:;
     int m = hdr[0];
     for (int i = 0; i < m; i++)
         if (remote[i] < 0 || remote[i] >= credo_mpi.job_size || local_comm->comm_of[remote[i]] >= 0) {
-            mpi_ctx_abandon(&ag);
             free(ctxs);
             free(remote);
             return mpi_error(local_comm, MPI_ERR_COMM, fn,
@@ -229,12 +224,8 @@ retry:;
     uint32_t ctx = max_ctx(ctxs, n, 1);
     if ((uint32_t)hdr[1] > ctx)
         ctx = (uint32_t)hdr[1];
-    if (!mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS)) {
-        free(remote);
-        remote = NULL;
-        goto retry;
-    }
     free(ctxs);
+    mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS);
     struct credo_comm *c = inter_new(local_comm, ctx, local_comm->world_of, n, remote, m);
     free(remote);
     if (c == NULL)
@@ -260,14 +251,13 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int n = intercomm->size, m = intercomm->remote_size;
     const int *lw = intercomm->local->world_of, *rw = intercomm->world_of;
     mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, intercomm->ctx);
+    mpi_ctx_begin(&ag, intercomm->rank == 0);
     uint32_t ctx;
     int local_first;
-    do {
+    {
         int mine[2] = {high != 0, mpi_ctx_propose(&ag)};
         int rc = inter_gather_tables(intercomm, mine, 2, &la, &ra);
         if (rc != MPI_SUCCESS) {
-            mpi_ctx_abandon(&ag);
             free(la);
             free(ra);
             return mpi_error(intercomm, rc, fn, "exchange between the groups failed");
@@ -279,7 +269,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         local_first = la[0] != ra[0] ? la[0] == 0 : lw[0] < rw[0];
         free(la);
         free(ra);
-    } while (!mpi_ctx_settle(&ag, ctx, 2));
+    }
+    mpi_ctx_settle(&ag, ctx, 2);
     struct credo_comm *c = comm_new(intercomm, ctx, n + m);
     if (c == NULL)
         return mpi_error(intercomm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -330,13 +321,12 @@ int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm)
 {
     int *la, *ra;
     mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->ctx);
+    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
-    do {
+    {
         int mine = mpi_ctx_propose(&ag);
         int rc = inter_gather_tables(comm, &mine, 1, &la, &ra);
         if (rc != MPI_SUCCESS) {
-            mpi_ctx_abandon(&ag);
             free(la);
             free(ra);
             return mpi_error(comm, rc, fn, "context id agreement failed");
@@ -347,7 +337,8 @@ int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm)
         free(ra);
         if (rctx > ctx)
             ctx = rctx;
-    } while (!mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS));
+    }
+    mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS);
     struct credo_comm *c = inter_new(comm, ctx, comm->local->world_of, comm->size, comm->world_of,
                                      comm->remote_size);
     if (c == NULL)
@@ -379,13 +370,12 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
     int *la, *ra;
     int n = comm->size, m = comm->remote_size;
     mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->ctx);
+    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
-    for (;;) {
+    {
         int mine[3] = {sel, key, mpi_ctx_propose(&ag)};
         int rc = inter_gather_tables(comm, mine, 3, &la, &ra);
         if (rc != MPI_SUCCESS) {
-            mpi_ctx_abandon(&ag);
             free(la);
             free(ra);
             return mpi_error(comm, rc, fn, "exchange between the groups failed");
@@ -394,12 +384,9 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
         uint32_t rctx = max_ctx(ra + 2, m, 3);
         if (rctx > ctx)
             ctx = rctx;
-        /* every member moves past the ids, chosen or not, so later agreements stay consistent */
-        if (mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS))
-            break;
-        free(la);
-        free(ra);
     }
+    /* every member moves past the ids, chosen or not, so later agreements stay consistent */
+    mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS);
     if (sel == MPI_UNDEFINED) {
         free(la);
         free(ra);

@@ -376,22 +376,21 @@ int mpi_comm_init_predefined(void);
 /* Context id agreement. Every agreement proposes this process' next free id, takes the maximum
  * over the members and moves next_ctx past it; with one agreement at a time per process that
  * maximum is free everywhere. Under MPI_THREAD_MULTIPLE threads may run agreements on different
- * communicators at once, so an agreement proposes only while it holds this process' agreement
- * token and proposes MPI_CTX_BUSY otherwise; a maximum of MPI_CTX_BUSY means some member could not
- * take part, and every member tries another round. Usage:
- *     mpi_ctx_agreement a; mpi_ctx_begin(&a, parent->ctx);
- *     do { mine = mpi_ctx_propose(&a); ...exchange, m = maximum...; }
- *     while (!mpi_ctx_settle(&a, m, ids));   (mpi_ctx_abandon(&a) if the exchange fails) */
-#define MPI_CTX_BUSY 0x7fffffff
+ * communicators at once and two could arrive at the same maximum, so there one member (the
+ * leader) proposes a slot of its own from the space the non-blocking idup uses (mpi_ctx_slot:
+ * unique job-wide, above every agreed id) and the others propose 0; the same maximum then picks
+ * the slot, and nothing waits for anything but the exchange itself. Usage:
+ *     mpi_ctx_agreement a; mpi_ctx_begin(&a, my rank in the exchange == 0);
+ *     mine = mpi_ctx_propose(&a); ...exchange, m = maximum...; mpi_ctx_settle(&a, m, ids); */
 typedef struct mpi_ctx_agreement {
-    uint32_t prio; /* the parent's context id: the lowest waiting one gets the token first */
-    int registered;
-    int holds_token;
+    int leader;
 } mpi_ctx_agreement;
-void mpi_ctx_begin(mpi_ctx_agreement *a, uint32_t parent_ctx);
+void mpi_ctx_begin(mpi_ctx_agreement *a, int leader);
 int mpi_ctx_propose(mpi_ctx_agreement *a);
-int mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids);
-void mpi_ctx_abandon(mpi_ctx_agreement *a);
+void mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids);
+/* The next slot of 4 ids this process hands out (idups, and agreements under
+ * MPI_THREAD_MULTIPLE), or 0 when its share of the space is used up (comm_create.c). */
+uint32_t mpi_ctx_slot(void);
 void mpi_comm_destroy(MPI_Comm comm);
 static inline void mpi_comm_release(MPI_Comm comm)
 {

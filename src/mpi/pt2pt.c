@@ -424,7 +424,6 @@ static void status_proc_null(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_PROC_NULL;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->credo_cancelled = 0;
     st->credo_count_bytes = 0;
 }
@@ -463,7 +462,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     if (status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE = comm_source(comm, ps.source);
         status->MPI_TAG = ps.tag;
-        status->MPI_ERROR = mpi_err_of_p2p(rc);
+        if (unlikely(rc != P2P_OK)) /* left alone on success, see req_status */
+            status->MPI_ERROR = mpi_err_of_p2p(rc);
         status->credo_cancelled = 0;
         status->credo_count_bytes = (long long)ps.bytes;
     }
@@ -603,7 +603,6 @@ static void fill_probe_status(MPI_Comm comm, const p2p_status *ps, MPI_Status *s
         return;
     st->MPI_SOURCE = comm_source(comm, ps->source);
     st->MPI_TAG = ps->tag;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->credo_cancelled = 0;
     st->credo_count_bytes = (long long)ps->bytes;
 }

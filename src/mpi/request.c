@@ -30,7 +30,11 @@ static int req_status(p2p_req *r, MPI_Status *st)
     int err = likely(r->status.error == P2P_OK) ? MPI_SUCCESS : mpi_err_of_p2p(r->status.error);
     if (st == MPI_STATUS_IGNORE)
         return err;
-    st->MPI_ERROR = err;
+    /* MPI_ERROR is left alone on success (MPI 3.1 §3.2.5: single-status calls do not set it;
+     * programs keep their own value there). On failure it carries the error, as in MPICH; the
+     * calls that return several statuses set it in finish_all and some_finish. */
+    if (unlikely(err != MPI_SUCCESS))
+        st->MPI_ERROR = err;
     st->credo_cancelled = r->status.cancelled;
     if (f & REQ_F_PROC_NULL) {
         st->MPI_SOURCE = MPI_PROC_NULL;
@@ -191,6 +195,8 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
         MPI_Comm comm = REQ_COMM(AS_P2P(reqs[i]));
         MPI_Status tmp;
         int rc = finish_at(reqs, i, st ? st : &tmp);
+        if (st)
+            st->MPI_ERROR = rc;
         if (rc != MPI_SUCCESS && !failed) {
             failed = 1;
             fail_comm = comm;
@@ -338,7 +344,8 @@ static int some_finish(const char *fn, int incount, MPI_Request reqs[], int *out
             continue;
         MPI_Comm comm = REQ_COMM(r);
         MPI_Status tmp, *st = statuses == MPI_STATUSES_IGNORE ? &tmp : &statuses[n];
-        if (finish_at(reqs, i, st) != MPI_SUCCESS && !failed) {
+        st->MPI_ERROR = finish_at(reqs, i, st);
+        if (st->MPI_ERROR != MPI_SUCCESS && !failed) {
             failed = 1;
             fail_comm = comm;
             fail_comm->refcount++; /* stays valid for the report below */

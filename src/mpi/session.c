@@ -124,7 +124,9 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
     }
     CREDO_LOCK_ENTER();
     s->magic = SESSION_MAGIC;
-    s->thread_level = level;
+    /* the lock is process-wide: once any part of the process runs at MPI_THREAD_MULTIPLE, so does
+     * this session, whatever it asked for (MPICH's sessions report the same) */
+    s->thread_level = (credo_lock_on & CREDO_LOCK_FOR_THREADS) ? MPI_THREAD_MULTIPLE : level;
     s->errh = errhandler;
     errh_retain(errhandler);
     credo_mpi.sessions++;

@@ -170,11 +170,10 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     w->errh = MPI_ERRORS_ARE_FATAL; /* MPI 3.1 §8.3: the default for windows */
 
     mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->ctx);
+    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
     size_t total;
     int rc;
-retry:
     {
         int mine[X_N];
         mine[X_CTX] = mpi_ctx_propose(&ag);
@@ -184,7 +183,6 @@ retry:
         rc = mpi_coll_allgather_int(comm, mine, X_N, all);
     }
     if (rc != MPI_SUCCESS) {
-        mpi_ctx_abandon(&ag);
         free(all);
         win_destroy(w);
         return mpi_error(comm, rc, fn, "exchange of window sizes failed");
@@ -203,8 +201,7 @@ retry:
             total += ((size_t)w->peer[r].size + 63) & ~(size_t)63;
         }
     }
-    if (!mpi_ctx_settle(&ag, ctx, 2))
-        goto retry; /* another agreement of this process held the token at some member */
+    mpi_ctx_settle(&ag, ctx, 2);
     w->comm = hidden_comm(comm, ctx);
     if (w->comm == NULL || win_default_hints(w->comm) != MPI_SUCCESS ||
         mpi_comm_hints_merge(w->comm, info) != MPI_SUCCESS) {

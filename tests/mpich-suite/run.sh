@@ -49,12 +49,14 @@ build_util() {
   cp $T/util/mtest.c util/mtest.c
   set -e
   $CC $CF -w -c util/mtest.c -o obj/mtest.o
-  for f in mtest_common mtest_single dtypes; do $CC $CF -w -c $T/util/$f.c -o obj/$f.o; done
+  for f in mtest_common mtest_single mtest_thread dtypes; do $CC $CF -w -c $T/util/$f.c -o obj/$f.o; done
   for f in dtpools/src/*.c; do
     # dtpools uses MPI_Type_hindexed/hvector, which MPI 3.0 removed and credo keeps
     $CC $CF -w -c $f -o obj/$(basename $f .c).o
   done
   ar rcs obj/libmtest.a obj/mtest.o obj/mtest_common.o obj/mtest_single.o obj/dtpools*.o
+  # threads/: MPICH links its thread helpers (MTest_Start_thread, ...) instead of the single stubs
+  ar rcs obj/libmtest_thread.a obj/mtest.o obj/mtest_common.o obj/mtest_thread.o obj/dtpools*.o
   set +e
 }
 
@@ -66,7 +68,8 @@ W=os.environ['W']; T=os.environ['T']; CREDO=os.environ['CREDO']
 CC=CREDO+'/bin/mpicc'
 CF=['-O1','-g','-Iinclude','-I'+T+'/include','-Idtpools/include']
 mode=sys.argv[1]; sel=sys.argv[2] if len(sys.argv)>2 else None
-DIRS=['basic','pt2pt','coll','comm','group','datatype','attr','info','init','errhan','topo','mpi_t','rma']
+DIRS=['basic','pt2pt','coll','comm','group','datatype','attr','info','init','errhan','topo','mpi_t','rma',
+      'threads/pt2pt','threads/comm','threads/coll','threads/init','threads/mpi_t','threads/rma']
 MAXNP=int(os.environ.get('MAXNP','4'))  # most ranks a test runs with (MAXNP=16: the testlists' own counts)
 # basic/ has no testlist (commented out of the top-level list); its programs print no
 # " No Errors", so they pass on exit status 0. netpipe and adapt are benchmarks: not run.
@@ -114,6 +117,7 @@ def plan():
             line=line.strip()
             if not line or line.startswith('#'): continue
             if line.startswith('@largetest@'): line=line[len('@largetest@'):]
+            elif line.startswith('@comm_overlap@'): line=line[len('@comm_overlap@'):].strip()  # credo: communicators may overlap in concurrent creation
             elif line.startswith('@'): continue
             w=line.split()
             if len(w)<2 or not w[1].isdigit(): continue
@@ -155,9 +159,10 @@ def build(d,n,mk):
             txt=txt.replace(a,b)
         paths[0]=os.path.join(W,'src',d,os.path.basename(paths[0]))
         open(paths[0],'w').write(txt)
-    cmd=[CC]+CF+cpp+['-I'+os.path.join(T,d)]+paths+extra+['obj/libmtest.a','-lm','-o',prog_path(d,n)]
+    lib='obj/libmtest_thread.a' if d.startswith('threads/') else 'obj/libmtest.a'
+    cmd=[CC]+CF+cpp+['-I'+os.path.join(T,d)]+paths+extra+[lib,'-lm','-lpthread','-o',prog_path(d,n)]
     r=subprocess.run(cmd,cwd=W,capture_output=True,text=True)
-    open(os.path.join(W,'logs/build',f'{d}_{n}.log'),'w').write(' '.join(cmd)+'\n'+r.stdout+r.stderr)
+    open(os.path.join(W,'logs/build',f"{d.replace('/','_')}_{n}.log"),'w').write(' '.join(cmd)+'\n'+r.stdout+r.stderr)
     return r.returncode==0, r.stdout+r.stderr
 
 # ---- classification of names credo does not provide
