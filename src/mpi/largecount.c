@@ -416,7 +416,7 @@ int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void
                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
     MPI_ENTER();
-    size_t n;
+    size_t n = 0; /* set by pack_check on success; -O3 cannot see that once it inlines it */
     int rc = pack_check("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm,
                         &n);
     if (rc != MPI_SUCCESS)
@@ -430,7 +430,7 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void 
                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     MPI_ENTER();
-    size_t n;
+    size_t n = 0; /* as in MPI_Pack_c */
     int rc = pack_check("MPI_Unpack_c", outbuf, outcount, datatype, inbuf, insize, position, comm,
                         &n);
     if (rc != MPI_SUCCESS)
