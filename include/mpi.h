@@ -41,6 +41,9 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+/* MPI 4.0: the function of MPI_Op_create_c, which gets the element count as an MPI_Count. */
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                 MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 
@@ -1300,6 +1303,372 @@ enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
 CREDO_RMA_DECLS(MPI_)
 CREDO_RMA_DECLS(PMPI_)
 /* ---- end of one-sided communication (RMA) ---------------------------------------------------- */
+
+/* ---- MPI 4.0 large counts: the _c forms (src/mpi/largecount*.c) ---------------------------- */
+
+/* CREDO_LC_DECLS(MPI_) and (PMPI_) declare both names of every _c function. Counts are MPI_Count,
+ * displacements of the v/w collectives MPI_Aint; docs/MPI.md lists what goes beyond INT_MAX. */
+#define CREDO_LC_DECLS(P)                                                                          \
+    int P##Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,      \
+                  MPI_Comm comm);                                                                  \
+    int P##Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,     \
+                   MPI_Comm comm);                                                                 \
+    int P##Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,     \
+                   MPI_Comm comm);                                                                 \
+    int P##Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,     \
+                   MPI_Comm comm);                                                                 \
+    int P##Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,          \
+                  MPI_Comm comm, MPI_Status *status);                                              \
+    int P##Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,     \
+                   MPI_Comm comm, MPI_Request *request);                                           \
+    int P##Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,    \
+                    MPI_Comm comm, MPI_Request *request);                                          \
+    int P##Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,    \
+                    MPI_Comm comm, MPI_Request *request);                                          \
+    int P##Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,    \
+                    MPI_Comm comm, MPI_Request *request);                                          \
+    int P##Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,         \
+                   MPI_Comm comm, MPI_Request *request);                                           \
+    int P##Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,   \
+                      int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,      \
+                      int source, int recvtag, MPI_Comm comm, MPI_Status *status);                 \
+    int P##Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,         \
+                              int sendtag, int source, int recvtag, MPI_Comm comm,                 \
+                              MPI_Status *status);                                                 \
+    int P##Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,  \
+                       int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,     \
+                       int source, int recvtag, MPI_Comm comm, MPI_Request *request);              \
+    int P##Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,        \
+                               int sendtag, int source, int recvtag, MPI_Comm comm,                \
+                               MPI_Request *request);                                              \
+    int P##Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,        \
+                   MPI_Status *status);                                                            \
+    int P##Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,       \
+                    MPI_Request *request);                                                         \
+    int P##Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, \
+                       MPI_Comm comm, MPI_Request *request);                                       \
+    int P##Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,         \
+                        int tag, MPI_Comm comm, MPI_Request *request);                             \
+    int P##Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,         \
+                        int tag, MPI_Comm comm, MPI_Request *request);                             \
+    int P##Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,         \
+                        int tag, MPI_Comm comm, MPI_Request *request);                             \
+    int P##Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,     \
+                       MPI_Comm comm, MPI_Request *request);                                       \
+    int P##Buffer_attach_c(void *buffer, MPI_Count size);                                          \
+    int P##Buffer_detach_c(void *buffer_addr, MPI_Count *size);                                    \
+    int P##Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);         \
+    int P##Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);      \
+    int P##Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);      \
+    int P##Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,       \
+                  MPI_Count outsize, MPI_Count *position, MPI_Comm comm);                          \
+    int P##Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,        \
+                    MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);                     \
+    int P##Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size);  \
+    int P##Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,             \
+                           MPI_Datatype datatype, void *outbuf, MPI_Count outsize,                 \
+                           MPI_Count *position);                                                   \
+    int P##Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,            \
+                             MPI_Count *position, void *outbuf, MPI_Count outcount,                \
+                             MPI_Datatype datatype);                                               \
+    int P##Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,    \
+                                MPI_Count *size);                                                  \
+    int P##Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype);        \
+    int P##Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,                 \
+                         MPI_Datatype oldtype, MPI_Datatype *newtype);                             \
+    int P##Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,         \
+                                 MPI_Datatype oldtype, MPI_Datatype *newtype);                     \
+    int P##Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],                \
+                          const MPI_Count array_of_displacements[], MPI_Datatype oldtype,          \
+                          MPI_Datatype *newtype);                                                  \
+    int P##Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],        \
+                                  const MPI_Count array_of_displacements[], MPI_Datatype oldtype,  \
+                                  MPI_Datatype *newtype);                                          \
+    int P##Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,                     \
+                                       const MPI_Count array_of_displacements[],                   \
+                                       MPI_Datatype oldtype, MPI_Datatype *newtype);               \
+    int P##Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,                    \
+                                        const MPI_Count array_of_displacements[],                  \
+                                        MPI_Datatype oldtype, MPI_Datatype *newtype);              \
+    int P##Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],          \
+                                const MPI_Count array_of_displacements[],                          \
+                                const MPI_Datatype array_of_types[], MPI_Datatype *newtype);       \
+    int P##Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],                     \
+                                  const MPI_Count array_of_subsizes[],                             \
+                                  const MPI_Count array_of_starts[], int order,                    \
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);                    \
+    int P##Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],  \
+                                const int array_of_distribs[], const int array_of_dargs[],         \
+                                const int array_of_psizes[], int order, MPI_Datatype oldtype,      \
+                                MPI_Datatype *newtype);                                            \
+    int P##Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,             \
+                                 MPI_Datatype *newtype);                                           \
+    int P##Type_size_c(MPI_Datatype datatype, MPI_Count *size);                                    \
+    int P##Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);             \
+    int P##Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,                       \
+                                  MPI_Count *true_extent);                                         \
+    int P##Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,                     \
+                               MPI_Count *num_addresses, MPI_Count *num_large_counts,              \
+                               MPI_Count *num_datatypes, int *combiner);                           \
+    int P##Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,                      \
+                               MPI_Count max_addresses, MPI_Count max_large_counts,                \
+                               MPI_Count max_datatypes, int array_of_integers[],                   \
+                               MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],   \
+                               MPI_Datatype array_of_datatypes[]);                                 \
+    int P##Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op);                     \
+    int P##Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,                      \
+                          MPI_Datatype datatype, MPI_Op op);
+CREDO_LC_DECLS(MPI_)
+CREDO_LC_DECLS(PMPI_)
+
+
+/* The collectives, each in its blocking, non-blocking and persistent form. */
+#define CREDO_LC_COLL_DECLS(P)                                                                     \
+    int P##Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm); \
+    int P##Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, \
+                    MPI_Request *request);                                                         \
+    int P##Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,            \
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);                       \
+    int P##Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,    \
+                    MPI_Op op, int root, MPI_Comm comm);                                           \
+    int P##Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,   \
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);                    \
+    int P##Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,                      \
+                         MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, \
+                         MPI_Request *request);                                                    \
+    int P##Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
+                       MPI_Op op, MPI_Comm comm);                                                  \
+    int P##Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,                       \
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);    \
+    int P##Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,                   \
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,        \
+                            MPI_Request *request);                                                 \
+    int P##Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,      \
+                  MPI_Op op, MPI_Comm comm);                                                       \
+    int P##Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,     \
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request);                                \
+    int P##Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);             \
+    int P##Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,    \
+                    MPI_Op op, MPI_Comm comm);                                                     \
+    int P##Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,   \
+                     MPI_Op op, MPI_Comm comm, MPI_Request *request);                              \
+    int P##Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,                      \
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,           \
+                         MPI_Request *request);                                                    \
+    int P##Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,         \
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);                \
+    int P##Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,        \
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                \
+                                   MPI_Request *request);                                          \
+    int P##Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,    \
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,            \
+                                       MPI_Info info, MPI_Request *request);                       \
+    int P##Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],      \
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);                      \
+    int P##Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],     \
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                      \
+                             MPI_Request *request);                                                \
+    int P##Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], \
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,   \
+                                 MPI_Request *request);                                            \
+    int P##Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,               \
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,           \
+                    MPI_Comm comm);                                                                \
+    int P##Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,              \
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,          \
+                     MPI_Comm comm, MPI_Request *request);                                         \
+    int P##Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,          \
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,      \
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request);                      \
+    int P##Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,              \
+                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],         \
+                     MPI_Datatype recvtype, int root, MPI_Comm comm);                              \
+    int P##Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,             \
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],        \
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);       \
+    int P##Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,         \
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],    \
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,           \
+                          MPI_Request *request);                                                   \
+    int P##Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,              \
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,          \
+                     MPI_Comm comm);                                                               \
+    int P##Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,             \
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,         \
+                      MPI_Comm comm, MPI_Request *request);                                        \
+    int P##Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,         \
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,     \
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request);                     \
+    int P##Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],  \
+                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,                   \
+                      MPI_Datatype recvtype, int root, MPI_Comm comm);                             \
+    int P##Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], \
+                       MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,                  \
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);      \
+    int P##Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],                      \
+                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,          \
+                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,    \
+                           MPI_Info info, MPI_Request *request);                                   \
+    int P##Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);  \
+    int P##Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,           \
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,  \
+                        MPI_Request *request);                                                     \
+    int P##Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,       \
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,             \
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request);                   \
+    int P##Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,           \
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],      \
+                        MPI_Datatype recvtype, MPI_Comm comm);                                     \
+    int P##Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,          \
+                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],     \
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);              \
+    int P##Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,      \
+                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], \
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,                  \
+                             MPI_Request *request);                                                \
+    int P##Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,             \
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);   \
+    int P##Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,   \
+                       MPI_Request *request);                                                      \
+    int P##Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,        \
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,              \
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request);                    \
+    int P##Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],                          \
+                       const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,             \
+                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],                     \
+                       MPI_Datatype recvtype, MPI_Comm comm);                                      \
+    int P##Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],                         \
+                        const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,            \
+                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],                    \
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);               \
+    int P##Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],                     \
+                            const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,        \
+                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],                \
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,                   \
+                            MPI_Request *request);                                                 \
+    int P##Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],                          \
+                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,    \
+                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],                     \
+                       const MPI_Datatype recvtypes[], MPI_Comm comm);                             \
+    int P##Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],                         \
+                        const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,   \
+                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],                    \
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);      \
+    int P##Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],                     \
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],              \
+                            void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], \
+                            const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,          \
+                            MPI_Request *request);                                                 \
+    int P##Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,   \
+                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,         \
+                                MPI_Comm comm);                                                    \
+    int P##Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,  \
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,        \
+                                 MPI_Comm comm, MPI_Request *request);                             \
+    int P##Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,                     \
+                                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,    \
+                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,          \
+                                     MPI_Request *request);                                        \
+    int P##Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,  \
+                                 void *recvbuf, const MPI_Count recvcounts[],                      \
+                                 const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm);   \
+    int P##Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, \
+                                  void *recvbuf, const MPI_Count recvcounts[],                     \
+                                  const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,   \
+                                  MPI_Request *request);                                           \
+    int P##Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,                    \
+                                      MPI_Datatype sendtype, void *recvbuf,                        \
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[],       \
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,         \
+                                      MPI_Request *request);                                       \
+    int P##Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,    \
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,          \
+                               MPI_Comm comm);                                                     \
+    int P##Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,   \
+                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,         \
+                                MPI_Comm comm, MPI_Request *request);                              \
+    int P##Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,                      \
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,     \
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,           \
+                                    MPI_Request *request);                                         \
+    int P##Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],                 \
+                                const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,    \
+                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],            \
+                                MPI_Datatype recvtype, MPI_Comm comm);                             \
+    int P##Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],                \
+                                 const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,   \
+                                 const MPI_Count recvcounts[], const MPI_Aint rdispls[],           \
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);      \
+    int P##Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],            \
+                                     const MPI_Aint sdispls[], MPI_Datatype sendtype,              \
+                                     void *recvbuf, const MPI_Count recvcounts[],                  \
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype,              \
+                                     MPI_Comm comm, MPI_Info info, MPI_Request *request);          \
+    int P##Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],                 \
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],          \
+                                void *recvbuf, const MPI_Count recvcounts[],                       \
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],          \
+                                MPI_Comm comm);                                                    \
+    int P##Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],                \
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],         \
+                                 void *recvbuf, const MPI_Count recvcounts[],                      \
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],         \
+                                 MPI_Comm comm, MPI_Request *request);                             \
+    int P##Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],            \
+                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],     \
+                                     void *recvbuf, const MPI_Count recvcounts[],                  \
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],     \
+                                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+CREDO_LC_COLL_DECLS(MPI_)
+CREDO_LC_COLL_DECLS(PMPI_)
+
+/* One-sided communication: displacement units are MPI_Aint, counts MPI_Count. */
+#define CREDO_LC_RMA_DECLS(P)                                                                      \
+    int P##Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,              \
+                        MPI_Comm comm, MPI_Win *win);                                              \
+    int P##Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,         \
+                          void *baseptr, MPI_Win *win);                                            \
+    int P##Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,  \
+                                 void *baseptr, MPI_Win *win);                                     \
+    int P##Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,          \
+                              void *baseptr);                                                      \
+    int P##Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,    \
+                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,                    \
+                 MPI_Datatype target_datatype, MPI_Win win);                                       \
+    int P##Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,          \
+                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,                    \
+                 MPI_Datatype target_datatype, MPI_Win win);                                       \
+    int P##Accumulate_c(const void *origin_addr, MPI_Count origin_count,                           \
+                        MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,       \
+                        MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,           \
+                        MPI_Win win);                                                              \
+    int P##Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,                       \
+                            MPI_Datatype origin_datatype, void *result_addr,                       \
+                            MPI_Count result_count, MPI_Datatype result_datatype,                  \
+                            int target_rank, MPI_Aint target_disp, MPI_Count target_count,         \
+                            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);                 \
+    int P##Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,   \
+                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,                   \
+                  MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);                \
+    int P##Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,         \
+                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,                   \
+                  MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);                \
+    int P##Raccumulate_c(const void *origin_addr, MPI_Count origin_count,                          \
+                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,      \
+                         MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,          \
+                         MPI_Win win, MPI_Request *request);                                       \
+    int P##Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,                      \
+                             MPI_Datatype origin_datatype, void *result_addr,                      \
+                             MPI_Count result_count, MPI_Datatype result_datatype,                 \
+                             int target_rank, MPI_Aint target_disp, MPI_Count target_count,        \
+                             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                 \
+                             MPI_Request *request);
+CREDO_LC_RMA_DECLS(MPI_)
+CREDO_LC_RMA_DECLS(PMPI_)
+/* ---- end of the large-count forms -------------------------------------------------------------- */
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,7 @@ void dt_contents_free(dt_contents *c)
             dt_release(c->types[i]);
     free(c->ints);
     free(c->aints);
+    free(c->larges);
     free(c->types);
     free(c);
 }
@@ -61,6 +62,9 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
         *combiner = MPI_COMBINER_NAMED;
         return MPI_SUCCESS;
     }
+    if (c->nl > 0)
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "the datatype was built with counts beyond int: "
+                         "use MPI_Type_get_envelope_c");
     *num_integers = c->ni;
     *num_addresses = c->na;
     *num_datatypes = c->nd;
@@ -68,30 +72,36 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+int dt_get_contents(const char *fn, MPI_Datatype datatype, int large, MPI_Count max_integers,
+                    MPI_Count max_addresses, MPI_Count max_large, MPI_Count max_datatypes,
+                    int array_of_integers[], MPI_Aint array_of_addresses[],
+                    MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
-    MPI_ENTER();
-    static const char fn[] = "MPI_Type_get_contents";
     if (!dt_live(datatype))
         return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
     const dt_contents *c = datatype->contents;
     if (c == NULL)
         return mpi_error(NULL, MPI_ERR_TYPE, fn, "%s is a named type: it has no contents",
                          datatype->name ? datatype->name : "the datatype");
-    if (max_integers < c->ni || max_addresses < c->na || max_datatypes < c->nd)
+    if (!large && c->nl > 0)
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "the datatype was built with counts beyond int: "
+                         "use MPI_Type_get_contents_c");
+    if (max_integers < c->ni || max_addresses < c->na || max_datatypes < c->nd ||
+        (large && max_large < c->nl))
         return mpi_error(NULL, MPI_ERR_ARG, fn,
-                         "arrays too small: %d/%d/%d entries for %d integers, %d addresses, "
-                         "%d datatypes", max_integers, max_addresses, max_datatypes, c->ni, c->na,
-                         c->nd);
+                         "arrays too small: %lld/%lld/%lld/%lld entries for %d integers, "
+                         "%d addresses, %d large counts, %d datatypes", (long long)max_integers,
+                         (long long)max_addresses, (long long)max_large,
+                         (long long)max_datatypes, c->ni, c->na, c->nl, c->nd);
     if ((c->ni > 0 && array_of_integers == NULL) || (c->na > 0 && array_of_addresses == NULL) ||
-        (c->nd > 0 && array_of_datatypes == NULL))
+        (c->nl > 0 && array_of_large_counts == NULL) || (c->nd > 0 && array_of_datatypes == NULL))
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL output array");
     if (c->ni > 0)
         memcpy(array_of_integers, c->ints, (size_t)c->ni * sizeof *c->ints);
     if (c->na > 0)
         memcpy(array_of_addresses, c->aints, (size_t)c->na * sizeof *c->aints);
+    if (c->nl > 0)
+        memcpy(array_of_large_counts, c->larges, (size_t)c->nl * sizeof *c->larges);
     /* A derived type comes back as a new reference the caller frees with MPI_Type_free (handles
      * are the objects, so the "new" handle is the same object with its count raised, and attr.c
      * counts it so that freeing it leaves the attributes to the other handles); a predefined
@@ -108,6 +118,16 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
         array_of_datatypes[i] = c->types[i];
     }
     return MPI_SUCCESS;
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[],
+                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    MPI_ENTER();
+    return dt_get_contents("MPI_Type_get_contents", datatype, 0, max_integers, max_addresses, 0,
+                           max_datatypes, array_of_integers, array_of_addresses, NULL,
+                           array_of_datatypes);
 }
 
 CREDO_PMPI(MPI_Type_get_envelope)

@@ -50,12 +50,22 @@ typedef struct dt_contents {
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types;
+    /* MPI 4.0 large counts: only a _c constructor given a value beyond int records them (nl > 0,
+     * largecount.c); the int-count introspection calls then refuse the type. */
+    int nl;
+    MPI_Count *larges;
 } dt_contents;
 
 /* A record with room for ni ints, na addresses and nd types; NULL when out of memory or when a
  * count is negative (too large for an int). */
 dt_contents *dt_contents_new(int combiner, int64_t ni, int64_t na, int64_t nd);
 void dt_contents_free(dt_contents *c);
+/* Both MPI_Type_get_contents forms: large is 0 for the int form, which refuses a record holding
+ * large counts (larges and max_large are then unused). */
+int dt_get_contents(const char *fn, MPI_Datatype datatype, int large, MPI_Count max_integers,
+                    MPI_Count max_addresses, MPI_Count max_large, MPI_Count max_datatypes,
+                    int array_of_integers[], MPI_Aint array_of_addresses[],
+                    MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]);
 
 /* Turns the builder into *newtype with contents c attached (ownership passes, also on failure);
  * raises MPI_ERR_NO_MEM or MPI_ERR_COUNT through mpi_error on failure. */

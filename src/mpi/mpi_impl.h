@@ -344,6 +344,9 @@ void mpi_status_empty(MPI_Status *st);
 void mpi_persist_free(p2p_req *r);
 /* MPI_Cancel of a persistent request: cancels its running receive, if any. */
 void mpi_persist_cancel(p2p_req *r);
+/* The persistent request (just created) takes mem, which its arguments point into, and frees it
+ * with itself: the _c inits' converted count arrays (largecount_coll.c). */
+void mpi_persist_adopt(MPI_Request request, void *mem);
 
 /* ---- generalized requests (greq.c) ---- */
 

@@ -225,14 +225,28 @@ int op_check(MPI_Op op, MPI_Datatype dt)
     return MPI_SUCCESS;
 }
 
+/* A user op with its reference count, kept out of struct credo_op so that the predefined ops,
+ * which programs link against (MPI_SUM is &credo_op_sum), keep their size. */
+typedef struct user_op {
+    struct credo_op op; /* first: an MPI_Op of a user op points here */
+    int refcount;       /* the handle (until MPI_Op_free) + pending non-blocking reductions */
+    MPI_User_function_c *fn_c; /* MPI_Op_create_c's function (op.fn is then NULL) */
+} user_op;
+
 void op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt)
 {
     if (count <= 0)
         return;
     if (op->id == OP_USER) {
-        int len = count;
         MPI_Datatype d = dt;
-        op->fn((void *)in, inout, &len, &d);
+        const user_op *u = (const user_op *)op;
+        if (u->fn_c != NULL) {
+            MPI_Count len = count;
+            u->fn_c((void *)in, inout, &len, &d);
+        } else {
+            int len = count;
+            op->fn((void *)in, inout, &len, &d);
+        }
         return;
     }
     op_kernel k = kernels[op->id][dt->basic];
@@ -255,32 +269,32 @@ void op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt
     }
 }
 
-/* A user op with its reference count, kept out of struct credo_op so that the predefined ops,
- * which programs link against (MPI_SUM is &credo_op_sum), keep their size. */
-typedef struct user_op {
-    struct credo_op op; /* first: an MPI_Op of a user op points here */
-    int refcount;       /* the handle (until MPI_Op_free) + pending non-blocking reductions */
-} user_op;
 
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+int mpi_op_new(const char *fn, MPI_User_function *user_fn, MPI_User_function_c *user_fn_c,
+               int commute, MPI_Op *op)
 {
-    MPI_ENTER();
     if (!MPI_READY())
-        return mpi_not_ready("MPI_Op_create");
-    if (user_fn == NULL || op == NULL)
-        return mpi_error(NULL, MPI_ERR_ARG, "MPI_Op_create", "%s is NULL",
-                         user_fn == NULL ? "function" : "op");
+        return mpi_not_ready(fn);
+    if ((user_fn == NULL && user_fn_c == NULL) || op == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", op == NULL ? "op" : "function");
     user_op *u = calloc(1, sizeof *u);
     if (u == NULL)
-        return mpi_error(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "out of memory");
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     struct credo_op *o = &u->op;
     o->magic = OP_MAGIC;
     o->id = OP_USER;
     o->commute = commute != 0;
     o->fn = user_fn;
+    u->fn_c = user_fn_c;
     u->refcount = 1;
     *op = o;
     return MPI_SUCCESS;
+}
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    MPI_ENTER();
+    return mpi_op_new("MPI_Op_create", user_fn, NULL, commute, op);
 }
 
 void op_retain(MPI_Op op)

@@ -33,5 +33,9 @@ int op_check(MPI_Op op, MPI_Datatype dt);
  * from the lower ranks (matters for non-commutative user ops). op_check must have passed. */
 void op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
 const char *op_name(MPI_Op op);
+/* A user op calling user_fn (MPI_Op_create) or user_fn_c (MPI_Op_create_c, largecount.c), the
+ * other NULL; errors are raised as fn's. */
+int mpi_op_new(const char *fn, MPI_User_function *user_fn, MPI_User_function_c *user_fn_c,
+               int commute, MPI_Op *op);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct mpi_persist {
     int freed;          /* MPI_Request_free came while op ran: op's end releases everything */
     struct mpi_pcoll *coll;            /* PK_COLL: the collective's arguments (persist_coll.c) */
     void (*coll_hook)(p2p_req *);      /* PK_COLL: the running collective's own completion hook */
+    void *owned;        /* memory the handle's arguments point into (mpi_persist_adopt), or NULL */
 } mpi_persist;
 
 #define PERSIST_OF(r) ((mpi_persist *)(uintptr_t)(r)->upper_data[1])
@@ -41,7 +42,13 @@ static void persist_destroy(mpi_persist *p)
     if (p->dt)
         dt_release(p->dt);
     mpi_pcoll_free(p->coll);
+    free(p->owned);
     free(p);
+}
+
+void mpi_persist_adopt(MPI_Request request, void *mem)
+{
+    PERSIST_OF((p2p_req *)request)->owned = mem;
 }
 
 /* Completion hook of a started operation (from progress, or from persist_start when p2p finished
