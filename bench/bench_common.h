@@ -28,9 +28,11 @@ typedef struct bench_opts {
 static inline void bench_usage(const bench_opts *o)
 {
     fprintf(stderr,
-            "usage: %s [--sizes a,b,c] [--iters N] [--window W]\n"
+            "usage: %s [--sizes a,b,c] [--iters N] [--window W] [--thread-multiple]\n"
             "  sizes accept suffixes K and M (powers of 1024); iters is the count for small sizes,\n"
-            "  large sizes scale it down; window applies to bw, bibw and msgrate.\n"
+            "  large sizes scale it down; window applies to bw, bibw and msgrate;\n"
+            "  --thread-multiple starts MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) (one thread still\n"
+            "  does all the calls: what the thread-safe entry points cost).\n"
             "  Output: '# ...' lines for people, 'name,size,value,unit' lines for scripts.\n",
             o->name);
 }
@@ -105,6 +107,8 @@ static inline int bench_parse(bench_opts *o, int argc, char **argv, long default
         } else if (!strcmp(a, "--window") && v) {
             o->window = (int)strtol(v, NULL, 10);
             i++;
+        } else if (!strcmp(a, "--thread-multiple")) {
+            /* handled before MPI_Init by bench_begin */
         } else {
             if (o->rank == 0) {
                 fprintf(stderr, "%s: unknown or incomplete option '%s'\n", o->name, a);
@@ -153,7 +157,21 @@ static inline char *bench_alloc(size_t size, int fill)
 static inline int bench_begin(bench_opts *o, int *argc, char ***argv, long default_iters,
                               size_t default_max, char **sbuf, char **rbuf)
 {
-    MPI_Init(argc, argv);
+    int multiple = 0;
+    for (int i = 1; i < *argc; i++)
+        if (!strcmp((*argv)[i], "--thread-multiple"))
+            multiple = 1;
+    if (multiple) {
+        int provided = -1;
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+        int r = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        if (r == 0)
+            printf("# MPI_Init_thread(MPI_THREAD_MULTIPLE): provided %s\n",
+                   provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "less");
+    } else {
+        MPI_Init(argc, argv);
+    }
     int rc = bench_parse(o, *argc, *argv, default_iters, default_max);
     if (rc != 0) {
         MPI_Finalize();
