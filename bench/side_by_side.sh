@@ -5,6 +5,7 @@
 # usage: bench/side_by_side.sh [credo-build-dir]
 # env:   RUNS=N (default 5, 3 with QUICK=1)  QUICK=1 (fewer sizes and iterations)
 #        CREDORUN_ARGS="--fc none"  extra credorun options (e.g. to compare flow-control overhead)
+#        BENCH_ARGS="--thread-multiple"  extra options for every benchmark program (all three MPIs)
 #        MPIS="credo ompi mpich"  BENCHES="pingpong bw bibw msgrate"  subsets to run
 #        RUN_TIMEOUT=seconds per launch (default 180)   BENCH_CFLAGS (default "-std=c11 -O2")
 #        OMPI_RUN_ARGS / MPICH_RUN_ARGS  extra launcher options for the peers
@@ -23,6 +24,8 @@ cflags=${BENCH_CFLAGS:--std=c11 -O2}
 
 # Arguments per benchmark. The full set uses each program's defaults (1 B .. 16 MiB; msgrate 1 B .. 8 KiB).
 bench_args() {
+  # BENCH_ARGS: extra options for every program, e.g. --thread-multiple or --sizes 8
+  [ -n "${BENCH_ARGS:-}" ] && echo -n "$BENCH_ARGS "
   if [ "$quick" = 1 ]; then
     case $1 in
       pingpong) echo "--sizes 1,8,64,1K,8K,64K,1M,4M --iters 2000" ;;
