@@ -235,7 +235,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
  * takes, for its k-th idup, the slot of 4 ids at CTX_IDUP_BASE + 4 * (j + job_size * k) (an
  * intracommunicator uses 2 of them, an intercommunicator all 4). No two idups share an id, and
  * agreed ids (which grow by 2 from 4) stay below CTX_IDUP_BASE. Comm_create_group's bit 31 stays
- * free because the space ends there.
+ * free because the space ends there; its last slot (MPI_CTX_RESERVED) is kept for fixed internal
+ * contexts. Under MPI_THREAD_MULTIPLE blocking creations draw from this space too (mpi_impl.h).
  *
  * An intercommunicator's idup: the leader (local rank 0) of the group whose leader has the lower
  * job rank chooses the slot, and the non-blocking sharing of intercoll.c hands it to every member
@@ -252,7 +253,7 @@ uint32_t mpi_ctx_slot(void)
     uint64_t id = CTX_IDUP_BASE + CTX_IDUP_SLOT * ((uint64_t)credo_rt.rank +
                                                    (uint64_t)credo_mpi.job_size * idup_count);
     idup_count++;
-    return id + CTX_IDUP_SLOT > 0x80000000u ? 0 : (uint32_t)id;
+    return id + CTX_IDUP_SLOT > MPI_CTX_RESERVED ? 0 : (uint32_t)id;
 }
 
 typedef struct idup_state {

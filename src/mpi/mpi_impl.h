@@ -394,6 +394,8 @@ void mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids);
 /* The next slot of 4 ids this process hands out (idups, and agreements under
  * MPI_THREAD_MULTIPLE), or 0 when its share of the space is used up (comm_create.c). */
 uint32_t mpi_ctx_slot(void);
+/* The last slot of that space, never handed out: fixed contexts of internal exchanges (session.c). */
+#define MPI_CTX_RESERVED 0x7ffffffcu
 void mpi_comm_destroy(MPI_Comm comm);
 static inline void mpi_comm_release(MPI_Comm comm)
 {

@@ -283,9 +283,10 @@ int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info 
     return MPI_SUCCESS;
 }
 
-/* The leaders of MPI_Intercomm_create_from_groups talk on a context of their own (the world's id
- * with a bit no communicator's id reaches), so no user message on MPI_COMM_WORLD can match theirs. */
-#define CTX_FROM_GROUPS_BIT 0x40000000u
+/* The leaders of MPI_Intercomm_create_from_groups talk on a context of their own, the last slot of
+ * the idup space, which mpi_ctx_slot never hands out (comm_create.c): no communicator has it, so no
+ * user message can match theirs. */
+#define CTX_FROM_GROUPS MPI_CTX_RESERVED
 
 /* Each group first gets its own communicator from its group (as MPI_Comm_create_from_group), then
  * the two are joined as MPI_Intercomm_create joins them, the leaders swapping over that context. */
@@ -314,7 +315,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
     if (rc != MPI_SUCCESS)
         return raise_on(h, MPI_SESSION_NULL, rc, fn, "cannot create the local group's communicator");
     rc = mpi_intercomm_create_core(fn, local, local_leader, remote_group->world_of[remote_leader],
-                                   credo_comm_world.ctx | CTX_FROM_GROUPS_BIT, stringtag_tag(stringtag),
+                                   CTX_FROM_GROUPS, stringtag_tag(stringtag),
                                    newintercomm);
     PMPI_Comm_free(&local);
     if (rc != MPI_SUCCESS)
