@@ -177,7 +177,8 @@ enum {
     REQ_F_RECV = 4,
     REQ_F_PERSIST = 8,     /* persistent: finishing it makes it inactive, never frees it */
     REQ_F_INACTIVE = 16,   /* persistent and not started (or finished since) */
-    REQ_F_GREQ = 32        /* generalized request (greq.c): status and freeing by callbacks */
+    REQ_F_GREQ = 32,       /* generalized request (greq.c): status and freeing by callbacks */
+    REQ_F_PART = 64        /* partitioned (part.c), with REQ_F_PERSIST: started and freed there */
 };
 
 #define REQ_COMM(r) ((MPI_Comm)(r)->upper)
@@ -347,6 +348,13 @@ void mpi_persist_cancel(p2p_req *r);
 /* The persistent request (just created) takes mem, which its arguments point into, and frees it
  * with itself: the _c inits' converted count arrays (largecount_coll.c). */
 void mpi_persist_adopt(MPI_Request request, void *mem);
+
+/* ---- partitioned communication (part.c) ---- */
+
+/* MPI_Start of a partitioned request (checked startable); errors raised as fn's. */
+int mpi_part_start(const char *fn, p2p_req *r);
+/* MPI_Request_free of a partitioned request; an active one goes when its epoch ends. */
+void mpi_part_free(p2p_req *r);
 
 /* ---- generalized requests (greq.c) ---- */
 

@@ -245,6 +245,8 @@ static void start_undo(p2p_req *r, MPI_Comm comm)
 
 static int persist_start(const char *fn, p2p_req *r)
 {
+    if (REQ_FLAGS(r) & REQ_F_PART)
+        return mpi_part_start(fn, r);
     mpi_persist *p = PERSIST_OF(r);
     MPI_Comm comm = p->comm;
     p2p_req_rearm(r);
@@ -338,6 +340,10 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 
 void mpi_persist_free(p2p_req *r)
 {
+    if (REQ_FLAGS(r) & REQ_F_PART) {
+        mpi_part_free(r);
+        return;
+    }
     mpi_persist *p = PERSIST_OF(r);
     MPI_Comm comm = p->comm;
     int active = !(REQ_FLAGS(r) & REQ_F_INACTIVE);
@@ -354,6 +360,8 @@ void mpi_persist_free(p2p_req *r)
 
 void mpi_persist_cancel(p2p_req *r)
 {
+    if (REQ_FLAGS(r) & REQ_F_PART)
+        return; /* a partitioned epoch completes normally (its messages are under way) */
     mpi_persist *p = PERSIST_OF(r);
     /* A cancelled operation completes through op_done like any other end of it (see MPI_Cancel
      * for which sends can be cancelled; a buffered send's data is in the attached buffer already,
