@@ -365,13 +365,18 @@ int MPI_File_close(MPI_File *fh)
     if (fh == NULL || !file_ok(*fh))
         return file_error(NULL, MPI_ERR_FILE, fn, "invalid file handle");
     MPI_File f = *fh;
-    /* Everybody's accesses are done before the file can go (DELETE_ON_CLOSE). */
+    /* The exchange of the close outcomes also tells rank 0 that everybody's accesses are done
+     * before the file can go (DELETE_ON_CLOSE). */
     int local = close(f->fd) == 0 ? MPI_SUCCESS : file_errno_class(errno);
     f->fd = -1;
     int first = 0;
     int rc = file_agree(f->comm, local, &first);
-    if (rc == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->comm->rank == 0)
-        unlink(f->path);
+    /* DELETE_ON_CLOSE: rank 0 unlinks, and a barrier makes the file gone at every rank's return. */
+    if (rc == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE)) {
+        if (f->comm->rank == 0)
+            unlink(f->path);
+        rc = mpi_coll_barrier(f->comm);
+    }
     *fh = MPI_FILE_NULL;
     if (rc != MPI_SUCCESS) {
         /* Reported through the file's handler while the handle is still valid; it is gone after
