@@ -559,8 +559,9 @@ static const char *view_problem(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
             return "the filetype's displacements are negative, decreasing or overlapping";
         end = filetype->blocks[b].disp + (MPI_Aint)filetype->blocks[b].len;
     }
-    if (filetype->extent <= 0 || end > filetype->extent)
-        return "the filetype's data extends past its extent (tiles would overlap)";
+    /* Copies of the filetype sit extent apart: its data may span at most one extent. */
+    if (filetype->extent <= 0 || end - filetype->blocks[0].disp > filetype->extent)
+        return "the filetype's data spans more than its extent (tiles would overlap)";
     *cls = MPI_ERR_UNSUPPORTED_DATAREP;
     if (datarep == NULL)
         return "datarep is NULL";
