@@ -1322,6 +1322,124 @@ CREDO_RMA_DECLS(MPI_)
 CREDO_RMA_DECLS(PMPI_)
 /* ---- end of one-sided communication (RMA) ---------------------------------------------------- */
 
+/* ---- MPI-IO (src/mpi/file.c, src/mpi/file_io.c) ---------------------------------------------- */
+
+typedef struct credo_file *MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+
+typedef void MPI_File_errhandler_function(MPI_File *file, int *error_code, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+
+/* Access modes (MPI 3.1 §13.2.1): bits, or-ed together. */
+enum {
+    MPI_MODE_RDONLY = 2,
+    MPI_MODE_RDWR = 8,
+    MPI_MODE_WRONLY = 4,
+    MPI_MODE_CREATE = 1,
+    MPI_MODE_EXCL = 64,
+    MPI_MODE_DELETE_ON_CLOSE = 16,
+    MPI_MODE_UNIQUE_OPEN = 32,
+    MPI_MODE_APPEND = 128,
+    MPI_MODE_SEQUENTIAL = 256
+};
+enum { MPI_SEEK_SET = 600, MPI_SEEK_CUR = 602, MPI_SEEK_END = 604 };
+#define MPI_DISPLACEMENT_CURRENT (-54278278LL)
+#define MPI_MAX_DATAREP_STRING 128
+
+/* CREDO_FILE_DECLS(MPI_) and (PMPI_) declare both names of every function of this section. */
+#define CREDO_FILE_DECLS(P)                                                                        \
+    int P##File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,               \
+                     MPI_File *fh);                                                                \
+    int P##File_close(MPI_File *fh);                                                               \
+    int P##File_delete(const char *filename, MPI_Info info);                                       \
+    int P##File_set_size(MPI_File fh, MPI_Offset size);                                           \
+    int P##File_preallocate(MPI_File fh, MPI_Offset size);                                        \
+    int P##File_get_size(MPI_File fh, MPI_Offset *size);                                          \
+    int P##File_get_group(MPI_File fh, MPI_Group *group);                                         \
+    int P##File_get_amode(MPI_File fh, int *amode);                                               \
+    int P##File_set_info(MPI_File fh, MPI_Info info);                                             \
+    int P##File_get_info(MPI_File fh, MPI_Info *info_used);                                       \
+    int P##File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,  \
+                         const char *datarep, MPI_Info info);                                      \
+    int P##File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,                      \
+                         MPI_Datatype *filetype, char *datarep);                                   \
+    int P##File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,                     \
+                        MPI_Datatype datatype, MPI_Status *status);                                \
+    int P##File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,                 \
+                            MPI_Datatype datatype, MPI_Status *status);                            \
+    int P##File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,              \
+                         MPI_Datatype datatype, MPI_Status *status);                               \
+    int P##File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,          \
+                             MPI_Datatype datatype, MPI_Status *status);                           \
+    int P##File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,                    \
+                         MPI_Datatype datatype, MPI_Request *request);                             \
+    int P##File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,             \
+                          MPI_Datatype datatype, MPI_Request *request);                            \
+    int P##File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,                \
+                             MPI_Datatype datatype, MPI_Request *request);                         \
+    int P##File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,         \
+                              MPI_Datatype datatype, MPI_Request *request);                        \
+    int P##File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,                    \
+                     MPI_Status *status);                                                          \
+    int P##File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,                \
+                         MPI_Status *status);                                                      \
+    int P##File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,             \
+                      MPI_Status *status);                                                         \
+    int P##File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,         \
+                          MPI_Status *status);                                                     \
+    int P##File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype,                   \
+                      MPI_Request *request);                                                       \
+    int P##File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,            \
+                       MPI_Request *request);                                                      \
+    int P##File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,               \
+                          MPI_Request *request);                                                   \
+    int P##File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,        \
+                           MPI_Request *request);                                                  \
+    int P##File_seek(MPI_File fh, MPI_Offset offset, int whence);                                 \
+    int P##File_get_position(MPI_File fh, MPI_Offset *offset);                                    \
+    int P##File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);                \
+    int P##File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,             \
+                            MPI_Status *status);                                                   \
+    int P##File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,      \
+                             MPI_Status *status);                                                  \
+    int P##File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,            \
+                             MPI_Request *request);                                                \
+    int P##File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,     \
+                              MPI_Request *request);                                               \
+    int P##File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,            \
+                             MPI_Status *status);                                                  \
+    int P##File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,     \
+                              MPI_Status *status);                                                 \
+    int P##File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);                          \
+    int P##File_get_position_shared(MPI_File fh, MPI_Offset *offset);                             \
+    int P##File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,           \
+                                  MPI_Datatype datatype);                                          \
+    int P##File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);                      \
+    int P##File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,    \
+                                   MPI_Datatype datatype);                                         \
+    int P##File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);               \
+    int P##File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);         \
+    int P##File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);                         \
+    int P##File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);  \
+    int P##File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);                  \
+    int P##File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);     \
+    int P##File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);                     \
+    int P##File_write_ordered_begin(MPI_File fh, const void *buf, int count,                      \
+                                    MPI_Datatype datatype);                                        \
+    int P##File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);              \
+    int P##File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);            \
+    int P##File_set_atomicity(MPI_File fh, int flag);                                             \
+    int P##File_get_atomicity(MPI_File fh, int *flag);                                            \
+    int P##File_sync(MPI_File fh);                                                                 \
+    int P##File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,               \
+                                  MPI_Errhandler *errhandler);                                     \
+    int P##File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);                         \
+    int P##File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);                        \
+    int P##File_call_errhandler(MPI_File fh, int errorcode);
+CREDO_FILE_DECLS(MPI_)
+CREDO_FILE_DECLS(PMPI_)
+/* ---- end of MPI-IO ------------------------------------------------------------------------------ */
+
 /* ---- MPI 4.0 large counts: the _c forms (src/mpi/largecount*.c) ---------------------------- */
 
 /* CREDO_LC_DECLS(MPI_) and (PMPI_) declare both names of every _c function. Counts are MPI_Count,

@@ -69,7 +69,7 @@ CC=CREDO+'/bin/mpicc'
 CF=['-O1','-g','-Iinclude','-I'+T+'/include','-Idtpools/include']
 mode=sys.argv[1]; sel=sys.argv[2] if len(sys.argv)>2 else None
 DIRS=['basic','pt2pt','coll','comm','group','datatype','attr','info','init','errhan','topo','mpi_t','rma',
-      'threads/pt2pt','threads/comm','threads/coll','threads/init','threads/mpi_t','threads/rma','part']
+      'threads/pt2pt','threads/comm','threads/coll','threads/init','threads/mpi_t','threads/rma','part','io']
 MAXNP=int(os.environ.get('MAXNP','4'))  # most ranks a test runs with (MAXNP=16: the testlists' own counts)
 # basic/ has no testlist (commented out of the top-level list); its programs print no
 # " No Errors", so they pass on exit status 0. netpipe and adapt are benchmarks: not run.

@@ -1,0 +1,77 @@
+/* src/mpi/file_impl.h — internal layout of an MPI_File (MPI-IO) and what file.c (handles, views,
+ * sizes, handlers) and file_io.c (data access) share: checks, error reporting, the view's map. */
+#ifndef CREDO_MPI_FILE_IMPL_H
+#define CREDO_MPI_FILE_IMPL_H
+
+#include <stdatomic.h>
+
+#include "mpi/mpi_impl.h"
+
+#define FILE_MAGIC 0x46696c65u
+
+/* The shared file pointer (in etypes of the current view) lives in a small shared-memory segment
+ * that rank 0 creates at MPI_File_open and every rank maps: all ranks run on one machine, so an
+ * atomic fetch-and-add on it is the whole of MPI_File_write_shared's coordination. */
+typedef struct file_shared {
+    _Atomic long long fp;
+} file_shared;
+
+struct credo_file {
+    uint32_t magic;
+    int fd;
+    int amode;
+    MPI_Comm comm;           /* hidden communicator on a fresh context: internal collectives,
+                              * the group and the hints (its info) */
+    char *path;              /* as given to MPI_File_open, for MPI_MODE_DELETE_ON_CLOSE */
+    file_shared *shared;     /* mapped segment of the shared file pointer */
+    MPI_Errhandler errh;
+    int atomic;              /* MPI_File_set_atomicity */
+    /* The view: disp, etype, filetype (both retained unless predefined); prefix[i] is the number
+     * of data bytes in the filetype's blocks before block i, for the offset search. */
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype;
+    MPI_Offset *prefix;
+    MPI_Offset fp;           /* individual file pointer, in etypes */
+    int split;               /* the split collective in progress (file_io.c's SPLIT_*), at most
+                              * one per handle (§13.4.5) */
+    long long split_done;    /* bytes its _begin moved */
+};
+
+static inline int file_ok(MPI_File f)
+{
+    return likely(f != NULL) && likely(f->magic == FILE_MAGIC);
+}
+
+/* Reports `code` raised in `fn` through fh's error handler, or through the default file handler
+ * (the one MPI_FILE_NULL carries) when fh is not a valid file. Returns the code when the handler
+ * returns. */
+int file_error(MPI_File fh, int code, const char *fn, const char *fmt, ...)
+    __attribute__((cold, format(printf, 4, 5)));
+
+#define FILE_CHECK(fn, fh)                                                                         \
+    do {                                                                                           \
+        if (!MPI_READY())                                                                          \
+            return mpi_not_ready(fn);                                                              \
+        if (!file_ok(fh))                                                                          \
+            return file_error(NULL, MPI_ERR_FILE, fn, "invalid file handle");                      \
+    } while (0)
+
+/* The MPI error class of an errno value from open/pread/pwrite/ftruncate. */
+int file_errno_class(int err);
+
+/* The exchange of one error class over the file's communicator: MPI_SUCCESS or the lowest failing
+ * rank's class (and that rank in *first_rank, which may be NULL). */
+int file_agree(MPI_Comm comm, int mine, int *first_rank);
+
+/* The filetype block that holds data byte w (0 <= w < filetype size) of one filetype copy. */
+int file_view_block(MPI_File fh, MPI_Offset w);
+
+/* File byte offset of data byte `pos` of the view (data bytes are those of the filetype's blocks,
+ * numbered from the view's start in tiling order). */
+MPI_Offset file_view_byte(MPI_File fh, MPI_Offset pos);
+
+/* The exchange of 64-bit values over the file's communicator (an allgather of int pairs): all[r]
+ * receives rank r's `mine`. 0 or an MPI error class. */
+int file_allgather64(MPI_File fh, long long mine, long long *all);
+
+#endif
