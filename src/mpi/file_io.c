@@ -620,7 +620,7 @@ static int eof_position(MPI_File fh, MPI_Offset *pos, int *oserr)
 static MPI_Offset seek_target(MPI_File fh, MPI_Offset cur, MPI_Offset offset, int whence, int *cls,
                               int *oserr)
 {
-    MPI_Offset base;
+    MPI_Offset base = 0; /* eof_position sets it on success; -O2 cannot see that */
     switch (whence) {
     case MPI_SEEK_SET: base = 0; break;
     case MPI_SEEK_CUR: base = cur; break;
