@@ -64,6 +64,25 @@ int mpi_comm_init_predefined(void)
     return comm_index(w) != 0 || comm_index(s) != 0 ? -1 : 0;
 }
 
+/* A communicator with comm's members on the fresh context ctx, reporting errors by return, for a
+ * window's or a file's internal traffic: it never matches the program's messages on comm, and no
+ * attribute copy callback runs (MPI_Comm_dup would run them). */
+MPI_Comm mpi_comm_hidden(MPI_Comm comm, uint32_t ctx)
+{
+    struct credo_comm *c = comm_new(comm, ctx, comm->size);
+    if (c == NULL)
+        return NULL;
+    if (c->errh->kind == ERRH_USER)
+        c->errh->refcount--; /* comm still holds it */
+    c->errh = MPI_ERRORS_RETURN;
+    memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
+    if (comm_index(c) != 0) {
+        mpi_comm_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
 /* ---- context id agreements (mpi_impl.h) ---- */
 
 static int ctx_threads(void)

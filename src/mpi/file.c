@@ -149,24 +149,6 @@ static int view_install(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Da
 
 /* ---- open and close ---- */
 
-/* The communicator the file's internal collectives use: comm's members on the fresh context ctx,
- * so that they never match the program's own traffic on comm, with a handler that returns. */
-static MPI_Comm file_comm(MPI_Comm comm, uint32_t ctx)
-{
-    struct credo_comm *c = comm_new(comm, ctx, comm->size);
-    if (c == NULL)
-        return NULL;
-    if (c->errh->kind == ERRH_USER)
-        c->errh->refcount--; /* comm still holds it */
-    c->errh = MPI_ERRORS_RETURN;
-    memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
-    if (comm_index(c) != 0) {
-        mpi_comm_destroy(c);
-        return NULL;
-    }
-    return c;
-}
-
 static void file_destroy(MPI_File f)
 {
     if (f->fd >= 0)
@@ -206,20 +188,6 @@ static const char *amode_problem(int amode)
     if (rw == MPI_MODE_RDWR && (amode & MPI_MODE_SEQUENTIAL))
         return "MPI_MODE_SEQUENTIAL with MPI_MODE_RDWR";
     return NULL;
-}
-
-static void *shared_map(const char *name, int create)
-{
-    int fd = shm_open(name, O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
-    if (fd < 0)
-        return NULL;
-    void *p = MAP_FAILED;
-    if (!create || ftruncate(fd, (off_t)sizeof(file_shared)) == 0)
-        p = mmap(NULL, sizeof(file_shared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED && create)
-        shm_unlink(name);
-    return p == MAP_FAILED ? NULL : p;
 }
 
 /* Every rank opens the file itself (one machine, one file system). Rank 0 goes first: it alone
@@ -293,7 +261,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         f->amode = amode;
         f->errh = MPI_ERRORS_RETURN; /* the default handler is taken once the open succeeded */
         f->path = strdup(filename);
-        f->comm = file_comm(comm, ctx);
+        f->comm = mpi_comm_hidden(comm, ctx);
     }
     if (f == NULL || f->path == NULL || f->comm == NULL ||
         mpi_comm_hints_merge(f->comm, info) != MPI_SUCCESS ||
@@ -313,7 +281,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         f->fd = open(filename, cflags | O_CLOEXEC, 0666);
         if (f->fd < 0)
             oserr = errno, local = file_errno_class(errno);
-        else if ((f->shared = shared_map(shm_name, 1)) == NULL)
+        else if ((f->shared = mpi_shm_map(shm_name, sizeof(file_shared), 1)) == NULL)
             oserr = errno, local = MPI_ERR_NO_MEM;
         /* MPI_MODE_APPEND starts the shared pointer at the end of the file (set before anybody
          * can use it: the others map the segment after exchange 2). */
@@ -327,7 +295,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         f->fd = open(filename, flags | O_CLOEXEC);
         if (f->fd < 0)
             oserr = errno, local = file_errno_class(errno);
-        else if ((f->shared = shared_map(shm_name, 0)) == NULL)
+        else if ((f->shared = mpi_shm_map(shm_name, sizeof(file_shared), 0)) == NULL)
             oserr = errno, local = MPI_ERR_NO_MEM;
     }
     if (rc == MPI_SUCCESS)

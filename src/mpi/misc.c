@@ -1,13 +1,32 @@
 /* src/mpi/misc.c — environment queries that need no communication: clocks, versions, processor
  * name, MPI_Comm_get_parent, MPI_Pcontrol, and MPI_Alloc_mem/MPI_Free_mem. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "credo_version.h"
 #include "mpi/mpi_impl.h"
+
+/* Creates (create != 0: O_EXCL, sized to len) or opens a POSIX shared-memory segment and maps len
+ * bytes of it; NULL on failure, with a segment this call created unlinked again. Windows and files
+ * share it. */
+void *mpi_shm_map(const char *name, size_t len, int create)
+{
+    int fd = shm_open(name, O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
+    if (fd < 0)
+        return NULL;
+    void *p = MAP_FAILED;
+    if (!create || ftruncate(fd, (off_t)len) == 0)
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED && create)
+        shm_unlink(name);
+    return p == MAP_FAILED ? NULL : p;
+}
 
 double MPI_Wtime(void)
 {

@@ -383,6 +383,10 @@ int mpi_coll_barrier(MPI_Comm comm);
 /* ---- communicators (comm.c) ---- */
 
 int mpi_comm_init_predefined(void);
+/* comm's members on a fresh context, errors returned, no attribute copies (comm.c). */
+MPI_Comm mpi_comm_hidden(MPI_Comm comm, uint32_t ctx);
+/* Create (rank 0) or open and map a shared segment of len bytes; NULL on failure (misc.c). */
+void *mpi_shm_map(const char *name, size_t len, int create);
 
 /* Context id agreement. Every agreement proposes this process' next free id, takes the maximum
  * over the members and moves next_ctx past it; with one agreement at a time per process that

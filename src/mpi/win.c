@@ -59,40 +59,6 @@ static uint64_t get64(const int *p)
     return (uint64_t)(uint32_t)p[0] | (uint64_t)(uint32_t)p[1] << 32;
 }
 
-/* Creates (rank 0) or opens (the others) a shared segment and maps it; NULL on failure. */
-static void *seg_map(const char *name, size_t len, int create)
-{
-    int fd = shm_open(name, O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
-    if (fd < 0)
-        return NULL;
-    void *p = MAP_FAILED;
-    if (!create || ftruncate(fd, (off_t)len) == 0)
-        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED && create)
-        shm_unlink(name);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-/* A communicator with comm's members on the fresh context ctx, reporting errors by return: the
- * window's own traffic can never match the program's messages, and no attribute copy callback
- * runs (MPI_Comm_dup would run them). */
-static MPI_Comm hidden_comm(MPI_Comm comm, uint32_t ctx)
-{
-    struct credo_comm *c = comm_new(comm, ctx, comm->size);
-    if (c == NULL)
-        return NULL;
-    if (c->errh->kind == ERRH_USER)
-        c->errh->refcount--; /* comm still holds it */
-    c->errh = MPI_ERRORS_RETURN;
-    memcpy(c->world_of, comm->world_of, (size_t)comm->size * sizeof(int));
-    if (comm_index(c) != 0) {
-        mpi_comm_destroy(c);
-        return NULL;
-    }
-    return c;
-}
-
 /* The standard's defaults of the two hints with one (MPI 3.1 §11.2.1), which MPI_Win_get_info
  * reports until the program sets them. */
 static int win_default_hints(MPI_Comm c)
@@ -202,7 +168,7 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
         }
     }
     mpi_ctx_settle(&ag, ctx, 2);
-    w->comm = hidden_comm(comm, ctx);
+    w->comm = mpi_comm_hidden(comm, ctx);
     if (w->comm == NULL || win_default_hints(w->comm) != MPI_SUCCESS ||
         mpi_comm_hints_merge(w->comm, info) != MPI_SUCCESS) {
         free(all);
@@ -222,17 +188,17 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     size_t ctl_len = (size_t)n * sizeof(win_slot);
     int st = ST_OK, err = 0;
     if (w->rank == 0) {
-        w->ctl = seg_map(ctl_name, ctl_len, 1);
+        w->ctl = mpi_shm_map(ctl_name, ctl_len, 1);
         if (w->ctl != NULL && total > 0)
-            w->data = seg_map(data_name, total, 1);
+            w->data = mpi_shm_map(data_name, total, 1);
         if (w->ctl == NULL || (total > 0 && w->data == NULL))
             st = ST_SHM, err = errno;
     }
     rc = mpi_coll_barrier(w->comm);
     if (rc == MPI_SUCCESS && w->rank != 0) {
-        w->ctl = seg_map(ctl_name, ctl_len, 0);
+        w->ctl = mpi_shm_map(ctl_name, ctl_len, 0);
         if (w->ctl != NULL && total > 0)
-            w->data = seg_map(data_name, total, 0);
+            w->data = mpi_shm_map(data_name, total, 0);
         if (w->ctl == NULL || (total > 0 && w->data == NULL))
             st = ST_SHM, err = errno;
     }
