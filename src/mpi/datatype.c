@@ -1088,10 +1088,11 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
 
 /* ---- MPI_Pack / MPI_Unpack: the packed format is the flattened bytes (one host, no conversion) */
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+/* The checks of MPI_Pack_size and MPI_Pack_size_c and the byte count (-1 when incount * size
+ * overflows MPI_Count; each form reports that its own way). */
+int mpi_pack_size_bytes(const char *fn, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                        const void *size, long long *bytes)
 {
-    MPI_ENTER();
-    static const char fn[] = "MPI_Pack_size";
     if (!MPI_READY())
         return mpi_not_ready(fn);
     if (!comm_ok(comm))
@@ -1099,15 +1100,22 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     if (!dt_ok(datatype))
         return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
     if (incount < 0)
-        return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", incount);
+        return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %lld", (long long)incount);
     if (size == NULL)
         return mpi_error(comm, MPI_ERR_ARG, fn, "size is NULL");
-    size_t n;
-    if (__builtin_mul_overflow((size_t)incount, datatype->size, &n) || n > 0x7fffffff)
-        *size = MPI_UNDEFINED;
-    else
-        *size = (int)n;
+    if (__builtin_mul_overflow((long long)incount, (long long)datatype->size, bytes))
+        *bytes = -1;
     return MPI_SUCCESS;
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    MPI_ENTER();
+    long long n;
+    int rc = mpi_pack_size_bytes("MPI_Pack_size", incount, datatype, comm, size, &n);
+    if (rc == MPI_SUCCESS)
+        *size = n < 0 || n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
+    return rc;
 }
 
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,

@@ -444,18 +444,11 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Pack_size_c";
-    if (!MPI_READY())
-        return mpi_not_ready(fn);
-    if (!comm_ok(comm))
-        return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if (!dt_ok(datatype))
-        return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
-    if (incount < 0)
-        return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %lld", (long long)incount);
-    if (size == NULL)
-        return mpi_error(comm, MPI_ERR_ARG, fn, "size is NULL");
     long long n;
-    if (__builtin_mul_overflow((long long)incount, (long long)datatype->size, &n))
+    int rc = mpi_pack_size_bytes(fn, incount, datatype, comm, size, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (n < 0)
         return mpi_error(comm, MPI_ERR_COUNT, fn, "%lld elements overflow MPI_Count",
                          (long long)incount);
     *size = n;

@@ -383,6 +383,9 @@ int mpi_coll_barrier(MPI_Comm comm);
 /* ---- communicators (comm.c) ---- */
 
 int mpi_comm_init_predefined(void);
+/* The argument checks and byte count shared by MPI_Pack_size and MPI_Pack_size_c (datatype.c). */
+int mpi_pack_size_bytes(const char *fn, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                        const void *size, long long *bytes);
 /* comm's members on a fresh context, errors returned, no attribute copies (comm.c). */
 MPI_Comm mpi_comm_hidden(MPI_Comm comm, uint32_t ctx);
 /* Create (rank 0) or open and map a shared segment of len bytes; NULL on failure (misc.c). */
