@@ -90,16 +90,11 @@ static int ctx_threads(void)
     return (credo_lock_on & CREDO_LOCK_FOR_THREADS) != 0;
 }
 
-void mpi_ctx_begin(mpi_ctx_agreement *a, int leader)
-{
-    a->leader = leader;
-}
-
-int mpi_ctx_propose(mpi_ctx_agreement *a)
+int mpi_ctx_propose(int leader)
 {
     if (!ctx_threads())
         return (int)credo_mpi.next_ctx;
-    if (!a->leader)
+    if (!leader)
         return 0;
     uint32_t slot = mpi_ctx_slot();
     if (slot == 0)
@@ -109,9 +104,8 @@ int mpi_ctx_propose(mpi_ctx_agreement *a)
     return (int)slot;
 }
 
-void mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids)
+void mpi_ctx_settle(uint32_t agreed, uint32_t ids)
 {
-    (void)a;
     /* A leader's slot lies above every agreed id and next_ctx only follows the max-agreements.
      * A maximum from next_ctx's space under threads comes from members that do not run at
      * MPI_THREAD_MULTIPLE (docs/MPI.md: mixed levels are not supported for creation). */
@@ -187,22 +181,18 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int *all = malloc((size_t)comm->size * sizeof(int));
     if (all == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
-    {
-        int mine = mpi_ctx_propose(&ag);
-        int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
-        if (rc != MPI_SUCCESS) {
-            free(all);
-            return mpi_error(comm, rc, fn, "context id agreement failed");
-        }
-        ctx = 0;
-        for (int r = 0; r < comm->size; r++)
-            if ((uint32_t)all[r] > ctx)
-                ctx = (uint32_t)all[r];
+    int mine = mpi_ctx_propose(comm->rank == 0);
+    int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return mpi_error(comm, rc, fn, "context id agreement failed");
     }
-    mpi_ctx_settle(&ag, ctx, 2);
+    ctx = 0;
+    for (int r = 0; r < comm->size; r++)
+        if ((uint32_t)all[r] > ctx)
+            ctx = (uint32_t)all[r];
+    mpi_ctx_settle(ctx, 2);
     free(all);
     struct credo_comm *c = comm_new(comm, ctx, comm->size);
     if (c == NULL)
@@ -260,29 +250,25 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         free(members);
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     }
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
     int m;
-    {
-        int mine[3] = {color, key, mpi_ctx_propose(&ag)};
-        int rc = mpi_coll_allgather_int(comm, mine, 3, all);
-        if (rc != MPI_SUCCESS) {
-            free(all);
-            free(members);
-            return mpi_error(comm, rc, fn, "exchange of colors failed");
-        }
-        ctx = 0;
-        m = 0;
-        for (int r = 0; r < n; r++) {
-            if ((uint32_t)all[3 * r + 2] > ctx)
-                ctx = (uint32_t)all[3 * r + 2];
-            if (color != MPI_UNDEFINED && all[3 * r] == color)
-                members[m++] = (split_entry){color, all[3 * r + 1], r};
-        }
-        /* Every member of the parent consumes the id, so later agreements stay consistent. */
+    int mine[3] = {color, key, mpi_ctx_propose(comm->rank == 0)};
+    int rc = mpi_coll_allgather_int(comm, mine, 3, all);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        free(members);
+        return mpi_error(comm, rc, fn, "exchange of colors failed");
     }
-    mpi_ctx_settle(&ag, ctx, 2);
+    ctx = 0;
+    m = 0;
+    for (int r = 0; r < n; r++) {
+        if ((uint32_t)all[3 * r + 2] > ctx)
+            ctx = (uint32_t)all[3 * r + 2];
+        if (color != MPI_UNDEFINED && all[3 * r] == color)
+            members[m++] = (split_entry){color, all[3 * r + 1], r};
+    }
+    /* Every member of the parent consumes the id, so later agreements stay consistent. */
+    mpi_ctx_settle(ctx, 2);
     free(all);
     if (color == MPI_UNDEFINED) {
         free(members);

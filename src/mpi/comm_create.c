@@ -21,9 +21,7 @@ static int agree_ctx_all(MPI_Comm comm, uint32_t *ctx)
     int *all = malloc((size_t)comm->size * sizeof(int));
     if (all == NULL)
         return MPI_ERR_NO_MEM;
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->rank == 0);
-    int mine = mpi_ctx_propose(&ag);
+    int mine = mpi_ctx_propose(comm->rank == 0);
     int rc = mpi_coll_allgather_int(comm, &mine, 1, all);
     if (rc == MPI_SUCCESS) {
         uint32_t m = 0;
@@ -31,7 +29,7 @@ static int agree_ctx_all(MPI_Comm comm, uint32_t *ctx)
             if ((uint32_t)all[r] > m)
                 m = (uint32_t)all[r];
         *ctx = m;
-        mpi_ctx_settle(&ag, m, 2);
+        mpi_ctx_settle(m, 2);
     }
     free(all);
     return rc;
@@ -46,31 +44,25 @@ static int agree_ctx_group(MPI_Comm comm, MPI_Group g, int tag, uint32_t *ctx)
     uint32_t actx = comm->ctx | CTX_CREATE_GROUP_BIT;
     int leader = g->world_of[0], rc = P2P_OK;
     p2p_status st;
-    mpi_ctx_agreement ag;
-    /* the group's rounds share (comm, tag) with each other only, so the parent's id orders them */
-    mpi_ctx_begin(&ag, g->rank == 0);
-    uint32_t m;
-    {
-        m = (uint32_t)mpi_ctx_propose(&ag);
-        if (g->rank == 0) {
-            for (int r = 1; r < g->size && rc == P2P_OK; r++) {
-                uint32_t v = 0;
-                rc = p2p_recv(&v, sizeof v, g->world_of[r], tag, actx, &st);
-                if (rc == P2P_OK && v > m)
-                    m = v;
-            }
-            for (int r = 1; r < g->size && rc == P2P_OK; r++)
-                rc = p2p_send(&m, sizeof m, g->world_of[r], tag, actx, P2P_MODE_STANDARD);
-        } else {
-            rc = p2p_send(&m, sizeof m, leader, tag, actx, P2P_MODE_STANDARD);
-            if (rc == P2P_OK)
-                rc = p2p_recv(&m, sizeof m, leader, tag, actx, &st);
+    uint32_t m = (uint32_t)mpi_ctx_propose(g->rank == 0);
+    if (g->rank == 0) {
+        for (int r = 1; r < g->size && rc == P2P_OK; r++) {
+            uint32_t v = 0;
+            rc = p2p_recv(&v, sizeof v, g->world_of[r], tag, actx, &st);
+            if (rc == P2P_OK && v > m)
+                m = v;
         }
-        if (rc != P2P_OK) {
-            return mpi_err_of_p2p(rc);
-        }
+        for (int r = 1; r < g->size && rc == P2P_OK; r++)
+            rc = p2p_send(&m, sizeof m, g->world_of[r], tag, actx, P2P_MODE_STANDARD);
+    } else {
+        rc = p2p_send(&m, sizeof m, leader, tag, actx, P2P_MODE_STANDARD);
+        if (rc == P2P_OK)
+            rc = p2p_recv(&m, sizeof m, leader, tag, actx, &st);
     }
-    mpi_ctx_settle(&ag, m, 2);
+    if (rc != P2P_OK) {
+        return mpi_err_of_p2p(rc);
+    }
+    mpi_ctx_settle(m, 2);
     *ctx = m;
     return MPI_SUCCESS;
 }

@@ -222,9 +222,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     int *all = malloc((size_t)n * 3 * sizeof(int));
     if (all == NULL)
         return file_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->rank == 0);
-    int mine[3] = {mpi_ctx_propose(&ag), amode, local};
+    int mine[3] = {mpi_ctx_propose(comm->rank == 0), amode, local};
     int rc = mpi_coll_allgather_int(comm, mine, 3, all);
     if (rc != MPI_SUCCESS) {
         free(all);
@@ -243,7 +241,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     for (int r = 0; r < n; r++)
         same &= all[3 * r + 1] == amode;
     free(all);
-    mpi_ctx_settle(&ag, ctx, 2);
+    mpi_ctx_settle(ctx, 2);
     if (err != MPI_SUCCESS) {
         if (local != MPI_SUCCESS)
             return file_error(NULL, local, fn, "%s", why);

@@ -161,9 +161,7 @@ int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_lea
     int *ctxs = malloc((size_t)n * sizeof(int));
     if (ctxs == NULL)
         return mpi_error(local_comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, local_comm->rank == 0);
-    int mine = mpi_ctx_propose(&ag);
+    int mine = mpi_ctx_propose(local_comm->rank == 0);
     int rc = mpi_coll_allgather_int(local_comm, &mine, 1, ctxs);
     /* hdr: the remote group's size and largest next free id */
     int hdr[2] = {0, 0};
@@ -225,7 +223,7 @@ int mpi_intercomm_create_core(const char *fn, MPI_Comm local_comm, int local_lea
     if ((uint32_t)hdr[1] > ctx)
         ctx = (uint32_t)hdr[1];
     free(ctxs);
-    mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS);
+    mpi_ctx_settle(ctx, INTER_CTX_IDS);
     struct credo_comm *c = inter_new(local_comm, ctx, local_comm->world_of, n, remote, m);
     free(remote);
     if (c == NULL)
@@ -250,27 +248,23 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int *la, *ra;
     int n = intercomm->size, m = intercomm->remote_size;
     const int *lw = intercomm->local->world_of, *rw = intercomm->world_of;
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, intercomm->rank == 0);
     uint32_t ctx;
     int local_first;
-    {
-        int mine[2] = {high != 0, mpi_ctx_propose(&ag)};
-        int rc = inter_gather_tables(intercomm, mine, 2, &la, &ra);
-        if (rc != MPI_SUCCESS) {
-            free(la);
-            free(ra);
-            return mpi_error(intercomm, rc, fn, "exchange between the groups failed");
-        }
-        ctx = max_ctx(la + 1, n, 2);
-        uint32_t rctx = max_ctx(ra + 1, m, 2);
-        if (rctx > ctx)
-            ctx = rctx;
-        local_first = la[0] != ra[0] ? la[0] == 0 : lw[0] < rw[0];
+    int mine[2] = {high != 0, mpi_ctx_propose(intercomm->rank == 0)};
+    int rc = inter_gather_tables(intercomm, mine, 2, &la, &ra);
+    if (rc != MPI_SUCCESS) {
         free(la);
         free(ra);
+        return mpi_error(intercomm, rc, fn, "exchange between the groups failed");
     }
-    mpi_ctx_settle(&ag, ctx, 2);
+    ctx = max_ctx(la + 1, n, 2);
+    uint32_t rctx = max_ctx(ra + 1, m, 2);
+    if (rctx > ctx)
+        ctx = rctx;
+    local_first = la[0] != ra[0] ? la[0] == 0 : lw[0] < rw[0];
+    free(la);
+    free(ra);
+    mpi_ctx_settle(ctx, 2);
     struct credo_comm *c = comm_new(intercomm, ctx, n + m);
     if (c == NULL)
         return mpi_error(intercomm, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -320,25 +314,21 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm)
 {
     int *la, *ra;
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
-    {
-        int mine = mpi_ctx_propose(&ag);
-        int rc = inter_gather_tables(comm, &mine, 1, &la, &ra);
-        if (rc != MPI_SUCCESS) {
-            free(la);
-            free(ra);
-            return mpi_error(comm, rc, fn, "context id agreement failed");
-        }
-        ctx = max_ctx(la, comm->size, 1);
-        uint32_t rctx = max_ctx(ra, comm->remote_size, 1);
+    int mine = mpi_ctx_propose(comm->rank == 0);
+    int rc = inter_gather_tables(comm, &mine, 1, &la, &ra);
+    if (rc != MPI_SUCCESS) {
         free(la);
         free(ra);
-        if (rctx > ctx)
-            ctx = rctx;
+        return mpi_error(comm, rc, fn, "context id agreement failed");
     }
-    mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS);
+    ctx = max_ctx(la, comm->size, 1);
+    uint32_t rctx = max_ctx(ra, comm->remote_size, 1);
+    free(la);
+    free(ra);
+    if (rctx > ctx)
+        ctx = rctx;
+    mpi_ctx_settle(ctx, INTER_CTX_IDS);
     struct credo_comm *c = inter_new(comm, ctx, comm->local->world_of, comm->size, comm->world_of,
                                      comm->remote_size);
     if (c == NULL)
@@ -369,24 +359,20 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
     *newcomm = MPI_COMM_NULL;
     int *la, *ra;
     int n = comm->size, m = comm->remote_size;
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
-    {
-        int mine[3] = {sel, key, mpi_ctx_propose(&ag)};
-        int rc = inter_gather_tables(comm, mine, 3, &la, &ra);
-        if (rc != MPI_SUCCESS) {
-            free(la);
-            free(ra);
-            return mpi_error(comm, rc, fn, "exchange between the groups failed");
-        }
-        ctx = max_ctx(la + 2, n, 3);
-        uint32_t rctx = max_ctx(ra + 2, m, 3);
-        if (rctx > ctx)
-            ctx = rctx;
+    int mine[3] = {sel, key, mpi_ctx_propose(comm->rank == 0)};
+    int rc = inter_gather_tables(comm, mine, 3, &la, &ra);
+    if (rc != MPI_SUCCESS) {
+        free(la);
+        free(ra);
+        return mpi_error(comm, rc, fn, "exchange between the groups failed");
     }
+    ctx = max_ctx(la + 2, n, 3);
+    uint32_t rctx = max_ctx(ra + 2, m, 3);
+    if (rctx > ctx)
+        ctx = rctx;
     /* every member moves past the ids, chosen or not, so later agreements stay consistent */
-    mpi_ctx_settle(&ag, ctx, INTER_CTX_IDS);
+    mpi_ctx_settle(ctx, INTER_CTX_IDS);
     if (sel == MPI_UNDEFINED) {
         free(la);
         free(ra);
@@ -396,7 +382,7 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
     split_entry *tmp = malloc((size_t)big * sizeof *tmp);
     int *lw = malloc((size_t)n * sizeof(int)), *rw = malloc((size_t)(m ? m : 1) * sizeof(int));
     struct credo_comm *c = NULL;
-    int rc = MPI_ERR_NO_MEM;
+    rc = MPI_ERR_NO_MEM;
     if (tmp && lw && rw) {
         int ln = pick_members(la, 3, n, 0, sel, 1, comm->local->world_of, tmp, lw);
         int rn = pick_members(ra, 3, m, 0, sel, 1, comm->world_of, tmp, rw);

@@ -398,14 +398,10 @@ void *mpi_shm_map(const char *name, size_t len, int create);
  * leader) proposes a slot of its own from the space the non-blocking idup uses (mpi_ctx_slot:
  * unique job-wide, above every agreed id) and the others propose 0; the same maximum then picks
  * the slot, and nothing waits for anything but the exchange itself. Usage:
- *     mpi_ctx_agreement a; mpi_ctx_begin(&a, my rank in the exchange == 0);
- *     mine = mpi_ctx_propose(&a); ...exchange, m = maximum...; mpi_ctx_settle(&a, m, ids); */
-typedef struct mpi_ctx_agreement {
-    int leader;
-} mpi_ctx_agreement;
-void mpi_ctx_begin(mpi_ctx_agreement *a, int leader);
-int mpi_ctx_propose(mpi_ctx_agreement *a);
-void mpi_ctx_settle(mpi_ctx_agreement *a, uint32_t agreed, uint32_t ids);
+ *     mine = mpi_ctx_propose(my rank in the exchange == 0); ...exchange, m = maximum...;
+ *     mpi_ctx_settle(m, ids); */
+int mpi_ctx_propose(int leader);
+void mpi_ctx_settle(uint32_t agreed, uint32_t ids);
 /* The next slot of 4 ids this process hands out (idups, and agreements under
  * MPI_THREAD_MULTIPLE), or 0 when its share of the space is used up (comm_create.c). */
 uint32_t mpi_ctx_slot(void);

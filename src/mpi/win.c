@@ -135,19 +135,15 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     w->naccess = w->nexposure = -1;
     w->errh = MPI_ERRORS_ARE_FATAL; /* MPI 3.1 §8.3: the default for windows */
 
-    mpi_ctx_agreement ag;
-    mpi_ctx_begin(&ag, comm->rank == 0);
     uint32_t ctx;
     size_t total;
     int rc;
-    {
-        int mine[X_N];
-        mine[X_CTX] = mpi_ctx_propose(&ag);
-        mine[X_DU] = disp_unit;
-        put64(mine + X_SIZE, (uint64_t)size);
-        put64(mine + X_BASE, (uint64_t)(uintptr_t)base);
-        rc = mpi_coll_allgather_int(comm, mine, X_N, all);
-    }
+    int mine[X_N];
+    mine[X_CTX] = mpi_ctx_propose(comm->rank == 0);
+    mine[X_DU] = disp_unit;
+    put64(mine + X_SIZE, (uint64_t)size);
+    put64(mine + X_BASE, (uint64_t)(uintptr_t)base);
+    rc = mpi_coll_allgather_int(comm, mine, X_N, all);
     if (rc != MPI_SUCCESS) {
         free(all);
         win_destroy(w);
@@ -167,7 +163,7 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
             total += ((size_t)w->peer[r].size + 63) & ~(size_t)63;
         }
     }
-    mpi_ctx_settle(&ag, ctx, 2);
+    mpi_ctx_settle(ctx, 2);
     w->comm = mpi_comm_hidden(comm, ctx);
     if (w->comm == NULL || win_default_hints(w->comm) != MPI_SUCCESS ||
         mpi_comm_hints_merge(w->comm, info) != MPI_SUCCESS) {
