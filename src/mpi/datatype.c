@@ -1111,7 +1111,7 @@ int mpi_pack_size_bytes(const char *fn, MPI_Count incount, MPI_Datatype datatype
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     MPI_ENTER();
-    long long n;
+    long long n = 0;
     int rc = mpi_pack_size_bytes("MPI_Pack_size", incount, datatype, comm, size, &n);
     if (rc == MPI_SUCCESS)
         *size = n < 0 || n > 0x7fffffff ? MPI_UNDEFINED : (int)n;

@@ -444,7 +444,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Pack_size_c";
-    long long n;
+    long long n = 0;
     int rc = mpi_pack_size_bytes(fn, incount, datatype, comm, size, &n);
     if (rc != MPI_SUCCESS)
         return rc;
