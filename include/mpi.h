@@ -336,6 +336,35 @@ int MPI_Get_library_version(char *version, int *resultlen);
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 
+/* ---- process creation and management (MPI 4.0 chapter 11): credo runs a fixed set of ranks, so
+ * spawning, ports, the name service and MPI_Comm_join report MPI_ERR_SPAWN or
+ * MPI_ERR_UNSUPPORTED_OPERATION at run time (docs/MPI.md); MPI_Comm_disconnect works on any
+ * communicator. */
+#define MPI_MAX_PORT_NAME 256
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define CREDO_DYNPROC_DECLS(P)                                                                     \
+    int P##Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,    \
+                      MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);                \
+    int P##Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],       \
+                               const int array_of_maxprocs[], const MPI_Info array_of_info[],      \
+                               int root, MPI_Comm comm, MPI_Comm *intercomm,                       \
+                               int array_of_errcodes[]);                                           \
+    int P##Open_port(MPI_Info info, char *port_name);                                              \
+    int P##Close_port(const char *port_name);                                                      \
+    int P##Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,              \
+                       MPI_Comm *newcomm);                                                         \
+    int P##Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,             \
+                        MPI_Comm *newcomm);                                                        \
+    int P##Publish_name(const char *service_name, MPI_Info info, const char *port_name);           \
+    int P##Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);         \
+    int P##Lookup_name(const char *service_name, MPI_Info info, char *port_name);                  \
+    int P##Comm_join(int fd, MPI_Comm *intercomm);                                                 \
+    int P##Comm_disconnect(MPI_Comm *comm);
+CREDO_DYNPROC_DECLS(MPI_)
+CREDO_DYNPROC_DECLS(PMPI_)
+
 /* ---- errors ----------------------------------------------------------------------------------- */
 
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
