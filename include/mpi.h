@@ -1835,6 +1835,45 @@ CREDO_LC_RMA_DECLS(MPI_)
 CREDO_LC_RMA_DECLS(PMPI_)
 /* ---- end of the large-count forms -------------------------------------------------------------- */
 
+/* ---- handle conversion between C and Fortran (MPI 4.0 §19.3.4-19.3.5) ---------------------------
+ * credo has no Fortran bindings, but C libraries keep handles as integers through these (and mixed
+ * codes pass them on): every handle converts to a positive MPI_Fint and back; each kind's null
+ * handle converts to 0, and an integer that no c2f call returned converts to the null handle. */
+#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+extern MPI_Fint *credo_f_status_ignore, *credo_f_statuses_ignore;
+#define MPI_F_STATUS_IGNORE (credo_f_status_ignore)
+#define MPI_F_STATUSES_IGNORE (credo_f_statuses_ignore)
+#define CREDO_F2C_DECLS(P)                                                                         \
+    MPI_Fint P##Comm_c2f(MPI_Comm comm);                                                           \
+    MPI_Comm P##Comm_f2c(MPI_Fint comm);                                                           \
+    MPI_Fint P##Type_c2f(MPI_Datatype datatype);                                                   \
+    MPI_Datatype P##Type_f2c(MPI_Fint datatype);                                                   \
+    MPI_Fint P##Group_c2f(MPI_Group group);                                                        \
+    MPI_Group P##Group_f2c(MPI_Fint group);                                                        \
+    MPI_Fint P##Request_c2f(MPI_Request request);                                                  \
+    MPI_Request P##Request_f2c(MPI_Fint request);                                                  \
+    MPI_Fint P##Op_c2f(MPI_Op op);                                                                 \
+    MPI_Op P##Op_f2c(MPI_Fint op);                                                                 \
+    MPI_Fint P##Info_c2f(MPI_Info info);                                                           \
+    MPI_Info P##Info_f2c(MPI_Fint info);                                                           \
+    MPI_Fint P##Errhandler_c2f(MPI_Errhandler errhandler);                                         \
+    MPI_Errhandler P##Errhandler_f2c(MPI_Fint errhandler);                                         \
+    MPI_Fint P##Message_c2f(MPI_Message message);                                                  \
+    MPI_Message P##Message_f2c(MPI_Fint message);                                                  \
+    MPI_Fint P##Win_c2f(MPI_Win win);                                                              \
+    MPI_Win P##Win_f2c(MPI_Fint win);                                                              \
+    MPI_Fint P##File_c2f(MPI_File file);                                                           \
+    MPI_File P##File_f2c(MPI_Fint file);                                                           \
+    MPI_Fint P##Session_c2f(MPI_Session session);                                                  \
+    MPI_Session P##Session_f2c(MPI_Fint session);                                                  \
+    int P##Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);                             \
+    int P##Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+CREDO_F2C_DECLS(MPI_)
+CREDO_F2C_DECLS(PMPI_)
+
 #ifdef __cplusplus
 }
 #endif
