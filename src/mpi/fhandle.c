@@ -120,10 +120,15 @@ MPI_Fint *credo_f_status_ignore = &f_ignore[0], *credo_f_statuses_ignore = &f_ig
 /* A Fortran status is the C status' bytes as MPI_F_STATUS_SIZE integers: SOURCE, TAG and ERROR
  * first (MPI_F_SOURCE, MPI_F_TAG, MPI_F_ERROR), then credo's private fields, so a round trip
  * keeps the count and the cancelled flag. */
+static int status_pair_bad(const MPI_Status *c_status, const MPI_Fint *f_status)
+{
+    return c_status == NULL || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
+           f_status == NULL || f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE;
+}
+
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    if (c_status == NULL || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
-        f_status == NULL || f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
+    if (status_pair_bad(c_status, f_status))
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Status_c2f", "a status is NULL or an IGNORE constant");
     memcpy(f_status, c_status, sizeof *c_status);
     return MPI_SUCCESS;
@@ -131,8 +136,7 @@ int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    if (c_status == NULL || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
-        f_status == NULL || f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
+    if (status_pair_bad(c_status, f_status))
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Status_f2c", "a status is NULL or an IGNORE constant");
     memcpy(c_status, f_status, sizeof *c_status);
     return MPI_SUCCESS;
