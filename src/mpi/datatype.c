@@ -1,5 +1,6 @@
 /* src/mpi/datatype.c — datatypes: the predefined C types, derived type constructors flattened into
  * byte blocks, pack/unpack, and the size/extent/count queries. */
+#include <float.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -933,6 +934,78 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     return mpi_error(NULL, MPI_ERR_ARG, fn, "no type of class %d has size %d", typeclass, size);
 }
 
+/* MPI_Type_create_f90_real/_complex/_integer (MPI 4.0 §19.1.9): the predefined type of the Fortran
+ * kind that SELECTED_REAL_KIND(p, r) or SELECTED_INT_KIND(r) would pick, i.e. the one of least
+ * precision (range) meeting the request. credo has no Fortran compiler to ask, so the kinds are the
+ * C types it has, with precision and range as Fortran's PRECISION and RANGE define them: <float.h>'s
+ * *_DIG, and the smaller of the two decimal exponent limits. On x86-64 that is REAL4 (6, 37), REAL8
+ * (15, 307) and long double (18, 4931); a 16-byte quad real has no type here (MPI_REAL16 is
+ * MPI_DATATYPE_NULL), so more precision or range is MPI_ERR_ARG, as when no Fortran kind exists.
+ * The types returned are the named predefined ones: MPI_Type_free refuses them, and
+ * MPI_Type_get_envelope reports MPI_COMBINER_NAMED for them, not the F90 combiners. */
+#define F90_RANGE(min10, max10) ((-(min10)) < (max10) ? -(min10) : (max10))
+
+static const struct f90_real_kind {
+    int precision, range;
+    MPI_Datatype real, complex;
+} f90_reals[] = {
+    {FLT_DIG, F90_RANGE(FLT_MIN_10_EXP, FLT_MAX_10_EXP), MPI_REAL4, MPI_COMPLEX8},
+    {DBL_DIG, F90_RANGE(DBL_MIN_10_EXP, DBL_MAX_10_EXP), MPI_REAL8, MPI_COMPLEX16},
+    {LDBL_DIG, F90_RANGE(LDBL_MIN_10_EXP, LDBL_MAX_10_EXP), MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX},
+};
+
+/* p or r may be MPI_UNDEFINED (no constraint), not both; like SELECTED_REAL_KIND, a value below
+ * every kind's (a negative one) constrains nothing either. */
+static int f90_real_kind(const char *fn, int p, int r, int want_complex, MPI_Datatype *newtype)
+{
+    if (newtype == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "p and r are both MPI_UNDEFINED");
+    for (size_t i = 0; i < sizeof f90_reals / sizeof f90_reals[0]; i++)
+        if ((p == MPI_UNDEFINED || p <= f90_reals[i].precision) &&
+            (r == MPI_UNDEFINED || r <= f90_reals[i].range)) {
+            *newtype = want_complex ? f90_reals[i].complex : f90_reals[i].real;
+            return MPI_SUCCESS;
+        }
+    return mpi_error(NULL, MPI_ERR_ARG, fn, "no %s type has precision %d and range %d",
+                     want_complex ? "complex" : "real", p, r);
+}
+
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    MPI_ENTER();
+    return f90_real_kind("MPI_Type_create_f90_real", p, r, 0, newtype);
+}
+
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    MPI_ENTER();
+    return f90_real_kind("MPI_Type_create_f90_complex", p, r, 1, newtype);
+}
+
+/* SELECTED_INT_KIND(r): the smallest integer holding every value of -10^r < n < 10^r. r has no
+ * MPI_UNDEFINED form here (the standard gives it none). */
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_Type_create_f90_integer";
+    static const struct {
+        int range;
+        MPI_Datatype type;
+    } ints[] = {{2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}};
+    if (newtype == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
+    if (r == MPI_UNDEFINED)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "r is MPI_UNDEFINED");
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (r <= ints[i].range) {
+            *newtype = ints[i].type;
+            return MPI_SUCCESS;
+        }
+    return mpi_error(NULL, MPI_ERR_ARG, fn, "no integer type has range %d", r);
+}
+
 /* Address arithmetic: plain integer arithmetic on credo's flat address space. Like
  * MPI_Get_address they work before MPI_Init. */
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
@@ -1189,6 +1262,9 @@ CREDO_PMPI(MPI_Type_get_extent_x)
 CREDO_PMPI(MPI_Type_get_true_extent_x)
 CREDO_PMPI(MPI_Type_set_name)
 CREDO_PMPI(MPI_Type_match_size)
+CREDO_PMPI(MPI_Type_create_f90_real)
+CREDO_PMPI(MPI_Type_create_f90_complex)
+CREDO_PMPI(MPI_Type_create_f90_integer)
 CREDO_PMPI(MPI_Aint_add)
 CREDO_PMPI(MPI_Aint_diff)
 CREDO_PMPI(MPI_Get_address)

@@ -1,15 +1,18 @@
-/* src/mpi/mpi_t.c — the MPI tools interface: the CREDO_* settings table as read-only control variables
- * and the per-process flow-control counters (credo_fc_stats) as performance variables. */
+/* src/mpi/mpi_t.c — the MPI tools interface: the CREDO_* settings table as read-only control variables,
+ * the per-process flow-control counters (credo_fc_stats) as performance variables, and events. */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 #include <credo/mpi_t.h>
 #include <credo/stats.h>
 
 #include "core/config.h"
+#include "mpi/mpi_impl.h" /* CREDO_PMPI */
 
 /* Everything here is off the fast path, so one lock makes the interface safe from any thread. */
 static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -271,6 +274,24 @@ int MPI_T_category_changed(int *stamp)
         T_RETURN(MPI_T_ERR_INVALID);
     *stamp = 0; /* the categories are fixed at build time */
     T_RETURN(MPI_SUCCESS);
+}
+
+/* credo has no event types (below), so no category holds one. */
+int MPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+    T_ENTER();
+    if (cat_index < 0 || cat_index >= NCATS)
+        T_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (num_events == NULL)
+        T_RETURN(MPI_T_ERR_INVALID);
+    *num_events = 0;
+    T_RETURN(MPI_SUCCESS);
+}
+
+int MPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+    T_ENTER();
+    T_RETURN(cat_list(cat_index, NCATS, len, indices)); /* no events in any category */
 }
 
 /* ---- control variables ---- */
@@ -684,3 +705,225 @@ int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const
         T_RETURN(MPI_T_ERR_INVALID_HANDLE);
     T_RETURN(MPI_T_ERR_PVAR_NO_WRITE);
 }
+
+
+/* ---- events (MPI 4.0 §15.3.8) ----
+ * The standard lets an implementation offer no event types at all, and credo does: its engine has
+ * no callback points a tool could hook without costing every message, and what it would report
+ * (packets, credits, delays) the performance variables above already count. What it does offer is
+ * one event source, the clock of MPI_Wtime (CLOCK_MONOTONIC, in nanoseconds), so a tool can query
+ * sources and read timestamps on the same scale the standard defines for event timestamps.
+ * Since no event type exists, MPI_T_event_handle_alloc never succeeds, so no registration handle
+ * exists; and since no event is ever raised, no instance handle exists either: every call taking
+ * one reports MPI_T_ERR_INVALID_HANDLE. */
+
+enum { NSOURCES = 1 };
+#define SOURCE_TICKS_PER_SECOND 1000000000LL
+
+static long long source_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * SOURCE_TICKS_PER_SECOND + ts.tv_nsec;
+}
+
+int MPI_T_source_get_num(int *num_sources)
+{
+    T_ENTER();
+    if (num_sources == NULL)
+        T_RETURN(MPI_T_ERR_INVALID);
+    *num_sources = NSOURCES;
+    T_RETURN(MPI_SUCCESS);
+}
+
+int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                          MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                          MPI_Info *info)
+{
+    T_ENTER();
+    if (source_index < 0 || source_index >= NSOURCES)
+        T_RETURN(MPI_T_ERR_INVALID_INDEX);
+    copy_str("credo", name, name_len);
+    copy_str("this process's monotonic clock (the one MPI_Wtime reads), in nanoseconds; credo raises no events",
+             desc, desc_len);
+    if (ordering)
+        *ordering = MPI_T_SOURCE_ORDERED; /* one monotonic clock: timestamps never go back */
+    if (ticks_per_second)
+        *ticks_per_second = SOURCE_TICKS_PER_SECOND;
+    if (max_ticks)
+        *max_ticks = INT64_MAX; /* nanoseconds since boot in 63 bits: about 292 years */
+    if (info) {
+        /* a new, empty info object the caller frees with MPI_Info_free: there are no hints to give */
+        pthread_mutex_unlock(&t_lock);
+        return MPI_Info_create(info) == MPI_SUCCESS ? MPI_SUCCESS : MPI_T_ERR_MEMORY;
+    }
+    T_RETURN(MPI_SUCCESS);
+}
+
+int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
+{
+    T_ENTER();
+    if (source_index < 0 || source_index >= NSOURCES)
+        T_RETURN(MPI_T_ERR_INVALID_INDEX);
+    if (timestamp == NULL)
+        T_RETURN(MPI_T_ERR_INVALID);
+    *timestamp = source_now();
+    T_RETURN(MPI_SUCCESS);
+}
+
+int MPI_T_event_get_num(int *num_events)
+{
+    T_ENTER();
+    if (num_events == NULL)
+        T_RETURN(MPI_T_ERR_INVALID);
+    *num_events = 0;
+    T_RETURN(MPI_SUCCESS);
+}
+
+int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                         MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                         MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_INDEX); /* no event type has an index */
+}
+
+int MPI_T_event_get_index(const char *name, int *event_index)
+{
+    T_ENTER();
+    if (name == NULL || event_index == NULL)
+        T_RETURN(MPI_T_ERR_INVALID);
+    T_RETURN(MPI_T_ERR_INVALID_NAME);
+}
+
+int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                             MPI_T_event_registration *event_registration)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_INDEX);
+}
+
+/* The calls on a registration handle: none is ever valid (see above). */
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info info, void *user_data, MPI_T_event_cb_function *event_cb_function)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info info)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info *info_used)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                            MPI_T_event_free_cb_function *free_cb_function)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                    MPI_T_event_dropped_cb_function *dropped_cb_function)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+/* The calls on an event instance, which only exists inside an event callback: never, here. */
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
+{
+    T_ENTER();
+    T_RETURN(MPI_T_ERR_INVALID_HANDLE);
+}
+
+CREDO_PMPI(MPI_T_init_thread)
+CREDO_PMPI(MPI_T_finalize)
+CREDO_PMPI(MPI_T_enum_get_info)
+CREDO_PMPI(MPI_T_enum_get_item)
+CREDO_PMPI(MPI_T_category_get_num)
+CREDO_PMPI(MPI_T_category_get_info)
+CREDO_PMPI(MPI_T_category_get_index)
+CREDO_PMPI(MPI_T_category_get_cvars)
+CREDO_PMPI(MPI_T_category_get_pvars)
+CREDO_PMPI(MPI_T_category_get_categories)
+CREDO_PMPI(MPI_T_category_changed)
+CREDO_PMPI(MPI_T_category_get_num_events)
+CREDO_PMPI(MPI_T_category_get_events)
+CREDO_PMPI(MPI_T_cvar_get_num)
+CREDO_PMPI(MPI_T_cvar_get_info)
+CREDO_PMPI(MPI_T_cvar_get_index)
+CREDO_PMPI(MPI_T_cvar_handle_alloc)
+CREDO_PMPI(MPI_T_cvar_handle_free)
+CREDO_PMPI(MPI_T_cvar_read)
+CREDO_PMPI(MPI_T_cvar_write)
+CREDO_PMPI(MPI_T_pvar_get_num)
+CREDO_PMPI(MPI_T_pvar_get_info)
+CREDO_PMPI(MPI_T_pvar_get_index)
+CREDO_PMPI(MPI_T_pvar_session_create)
+CREDO_PMPI(MPI_T_pvar_session_free)
+CREDO_PMPI(MPI_T_pvar_handle_alloc)
+CREDO_PMPI(MPI_T_pvar_handle_free)
+CREDO_PMPI(MPI_T_pvar_start)
+CREDO_PMPI(MPI_T_pvar_stop)
+CREDO_PMPI(MPI_T_pvar_reset)
+CREDO_PMPI(MPI_T_pvar_read)
+CREDO_PMPI(MPI_T_pvar_readreset)
+CREDO_PMPI(MPI_T_pvar_write)
+CREDO_PMPI(MPI_T_source_get_num)
+CREDO_PMPI(MPI_T_source_get_info)
+CREDO_PMPI(MPI_T_source_get_timestamp)
+CREDO_PMPI(MPI_T_event_get_num)
+CREDO_PMPI(MPI_T_event_get_info)
+CREDO_PMPI(MPI_T_event_get_index)
+CREDO_PMPI(MPI_T_event_handle_alloc)
+CREDO_PMPI(MPI_T_event_handle_set_info)
+CREDO_PMPI(MPI_T_event_handle_get_info)
+CREDO_PMPI(MPI_T_event_register_callback)
+CREDO_PMPI(MPI_T_event_callback_set_info)
+CREDO_PMPI(MPI_T_event_callback_get_info)
+CREDO_PMPI(MPI_T_event_handle_free)
+CREDO_PMPI(MPI_T_event_set_dropped_handler)
+CREDO_PMPI(MPI_T_event_read)
+CREDO_PMPI(MPI_T_event_copy)
+CREDO_PMPI(MPI_T_event_get_timestamp)
+CREDO_PMPI(MPI_T_event_get_source)
