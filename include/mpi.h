@@ -1381,6 +1381,17 @@ enum { MPI_SEEK_SET = 600, MPI_SEEK_CUR = 602, MPI_SEEK_END = 604 };
 #define MPI_DISPLACEMENT_CURRENT (-54278278LL)
 #define MPI_MAX_DATAREP_STRING 128
 
+/* User-defined data representations (MPI 4.0 §14.5.3, MPI_Register_datarep(_c)). */
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype,
+                                              MPI_Count count, void *filebuf, MPI_Offset position,
+                                              void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+
 /* CREDO_FILE_DECLS(MPI_) and (PMPI_) declare both names of every function of this section. */
 #define CREDO_FILE_DECLS(P)                                                                        \
     int P##File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,               \
@@ -1470,7 +1481,11 @@ enum { MPI_SEEK_SET = 600, MPI_SEEK_CUR = 602, MPI_SEEK_END = 604 };
                                   MPI_Errhandler *errhandler);                                     \
     int P##File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);                         \
     int P##File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);                        \
-    int P##File_call_errhandler(MPI_File fh, int errorcode);
+    int P##File_call_errhandler(MPI_File fh, int errorcode);                                      \
+    int P##Register_datarep(const char *datarep,                                                   \
+                            MPI_Datarep_conversion_function *read_conversion_fn,                   \
+                            MPI_Datarep_conversion_function *write_conversion_fn,                  \
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 CREDO_FILE_DECLS(MPI_)
 CREDO_FILE_DECLS(PMPI_)
 /* ---- end of MPI-IO ------------------------------------------------------------------------------ */
@@ -1839,6 +1854,72 @@ CREDO_LC_COLL_DECLS(PMPI_)
                              MPI_Request *request);
 CREDO_LC_RMA_DECLS(MPI_)
 CREDO_LC_RMA_DECLS(PMPI_)
+
+/* MPI-IO (MPI 4.0 chapter 14): counts MPI_Count, the type extent MPI_Count. */
+#define CREDO_LC_FILE_DECLS(P)                                                                     \
+    int P##File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,              \
+                          MPI_Datatype datatype, MPI_Status *status);                              \
+    int P##File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,          \
+                              MPI_Datatype datatype, MPI_Status *status);                          \
+    int P##File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,       \
+                           MPI_Datatype datatype, MPI_Status *status);                             \
+    int P##File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,   \
+                               MPI_Datatype datatype, MPI_Status *status);                         \
+    int P##File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,             \
+                           MPI_Datatype datatype, MPI_Request *request);                           \
+    int P##File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,      \
+                            MPI_Datatype datatype, MPI_Request *request);                          \
+    int P##File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,         \
+                               MPI_Datatype datatype, MPI_Request *request);                       \
+    int P##File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,  \
+                                MPI_Datatype datatype, MPI_Request *request);                      \
+    int P##File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,             \
+                       MPI_Status *status);                                                        \
+    int P##File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,         \
+                           MPI_Status *status);                                                    \
+    int P##File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,      \
+                        MPI_Status *status);                                                       \
+    int P##File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,  \
+                            MPI_Status *status);                                                   \
+    int P##File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,            \
+                        MPI_Request *request);                                                     \
+    int P##File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,     \
+                         MPI_Request *request);                                                    \
+    int P##File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,        \
+                            MPI_Request *request);                                                 \
+    int P##File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, \
+                             MPI_Request *request);                                                \
+    int P##File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,      \
+                              MPI_Status *status);                                                 \
+    int P##File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count,                      \
+                               MPI_Datatype datatype, MPI_Status *status);                         \
+    int P##File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,     \
+                               MPI_Request *request);                                              \
+    int P##File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count,                     \
+                                MPI_Datatype datatype, MPI_Request *request);                      \
+    int P##File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,     \
+                               MPI_Status *status);                                                \
+    int P##File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count,                     \
+                                MPI_Datatype datatype, MPI_Status *status);                        \
+    int P##File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,    \
+                                    MPI_Datatype datatype);                                        \
+    int P##File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf,              \
+                                     MPI_Count count, MPI_Datatype datatype);                      \
+    int P##File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype);  \
+    int P##File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,                   \
+                                  MPI_Datatype datatype);                                          \
+    int P##File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count,                      \
+                                     MPI_Datatype datatype);                                       \
+    int P##File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count,               \
+                                      MPI_Datatype datatype);                                      \
+    int P##File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent);          \
+    int P##Register_datarep_c(const char *datarep,                                                 \
+                              MPI_Datarep_conversion_function_c *read_conversion_fn,               \
+                              MPI_Datarep_conversion_function_c *write_conversion_fn,              \
+                              MPI_Datarep_extent_function *dtype_file_extent_fn,                   \
+                              void *extra_state);
+CREDO_LC_FILE_DECLS(MPI_)
+CREDO_LC_FILE_DECLS(PMPI_)
 /* ---- end of the large-count forms -------------------------------------------------------------- */
 
 /* ---- handle conversion between C and Fortran (MPI 4.0 §19.3.4-19.3.5) ---------------------------

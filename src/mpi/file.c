@@ -506,8 +506,10 @@ int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 
 /* Local checks of a view; NULL or the problem (class in *cls). */
 static const char *view_problem(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                                MPI_Datatype filetype, const char *datarep, MPI_Info info, int *cls)
+                                MPI_Datatype filetype, const char *datarep, MPI_Info info, int *cls,
+                                const file_datarep **rep, char *msg, size_t msg_len)
 {
+    *rep = NULL;
     *cls = MPI_ERR_TYPE;
     if (!dt_ok(etype))
         return "etype is not a valid committed datatype";
@@ -531,8 +533,19 @@ static const char *view_problem(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
     *cls = MPI_ERR_UNSUPPORTED_DATAREP;
     if (datarep == NULL)
         return "datarep is NULL";
-    if (strcmp(datarep, "native") != 0)
-        return "only the \"native\" data representation is supported";
+    /* §14.5: "native", and the representations registered with MPI_Register_datarep as far as
+     * file_datarep.c can lay them out; "internal" and "external32" are not implemented. */
+    if (strcmp(datarep, "native") != 0) {
+        if ((*rep = file_datarep_find(datarep)) == NULL) {
+            snprintf(msg, msg_len, "data representation \"%.*s\" is not supported (credo has "
+                     "\"native\" and the ones registered with MPI_Register_datarep, not "
+                     "\"internal\" or \"external32\")", MPI_MAX_DATAREP_STRING, datarep);
+            return msg;
+        }
+        const char *why = file_datarep_view_problem(*rep, etype, filetype, cls, msg, msg_len);
+        if (why != NULL)
+            return why;
+    }
     *cls = MPI_ERR_ARG;
     if (disp == MPI_DISPLACEMENT_CURRENT && !(fh->amode & MPI_MODE_SEQUENTIAL))
         return "MPI_DISPLACEMENT_CURRENT outside MPI_MODE_SEQUENTIAL";
@@ -551,7 +564,10 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     static const char fn[] = "MPI_File_set_view";
     FILE_CHECK(fn, fh);
     int local = MPI_SUCCESS;
-    const char *why = view_problem(fh, disp, etype, filetype, datarep, info, &local);
+    const file_datarep *rep = NULL;
+    char msg[400];
+    const char *why = view_problem(fh, disp, etype, filetype, datarep, info, &local, &rep, msg,
+                                   sizeof msg);
     if (why == NULL)
         local = MPI_SUCCESS;
     /* One exchange: local problems, and the etype sizes, which must agree (§13.3). */
@@ -585,6 +601,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     }
     if (view_install(fh, disp, etype, filetype) != MPI_SUCCESS)
         return file_error(fh, MPI_ERR_NO_MEM, fn, "out of memory");
+    fh->rep = rep;
     if (mpi_comm_hints_merge(fh->comm, info) != MPI_SUCCESS)
         return file_error(fh, MPI_ERR_NO_MEM, fn, "out of memory");
     /* The shared pointer restarts at 0 too: rank 0 resets it between two barriers, so nobody
@@ -617,7 +634,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Da
     *disp = fh->disp;
     *etype = e;
     *filetype = t;
-    strcpy(datarep, "native");
+    strcpy(datarep, fh->rep != NULL ? fh->rep->name : "native");
     return MPI_SUCCESS;
 }
 
@@ -626,12 +643,13 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
     MPI_ENTER();
     static const char fn[] = "MPI_File_get_type_extent";
     FILE_CHECK(fn, fh);
-    if (datatype == NULL || datatype->magic != DT_MAGIC)
-        return file_error(fh, MPI_ERR_TYPE, fn, "invalid datatype");
     if (extent == NULL)
         return file_error(fh, MPI_ERR_ARG, fn, "extent is NULL");
-    *extent = datatype->extent; /* "native" only: the file holds memory's representation */
-    return MPI_SUCCESS;
+    MPI_Count e = 0;
+    int rc = file_type_extent(fn, fh, datatype, &e);
+    if (rc == MPI_SUCCESS)
+        *extent = (MPI_Aint)e;
+    return rc;
 }
 
 /* ---- consistency ---- */

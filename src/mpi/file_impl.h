@@ -16,6 +16,18 @@ typedef struct file_shared {
     _Atomic long long fp;
 } file_shared;
 
+/* A data representation registered with MPI_Register_datarep(_c) (file_datarep.c, §14.5.3). The
+ * int and the _c conversion functions are kept apart (rd/wr or rd_c/wr_c: one pair is NULL, both
+ * when the representation converts nothing); registrations last for the life of the process. */
+typedef struct file_datarep {
+    struct file_datarep *next;
+    char name[MPI_MAX_DATAREP_STRING];
+    MPI_Datarep_conversion_function *rd, *wr;
+    MPI_Datarep_conversion_function_c *rd_c, *wr_c;
+    MPI_Datarep_extent_function *extent;
+    void *extra;
+} file_datarep;
+
 struct credo_file {
     uint32_t magic;
     int fd;
@@ -32,6 +44,7 @@ struct credo_file {
     MPI_Datatype etype, filetype;
     MPI_Offset *prefix;
     MPI_Offset fp;           /* individual file pointer, in etypes */
+    const file_datarep *rep; /* the view's user data representation, or NULL for "native" */
     int split;               /* the split collective in progress (file_io.c's SPLIT_*), at most
                               * one per handle (§13.4.5) */
     long long split_done;    /* bytes its _begin moved */
@@ -73,5 +86,55 @@ MPI_Offset file_view_byte(MPI_File fh, MPI_Offset pos);
 /* The exchange of 64-bit values over the file's communicator (an allgather of int pairs): all[r]
  * receives rank r's `mine`. 0 or an MPI error class. */
 int file_allgather64(MPI_File fh, long long mine, long long *all);
+
+/* ---- data access (file_io.c), shared with the large-count forms (largecount_file.c) ----
+ * Counts are MPI_Count all the way down: the byte counts are size_t, so the int forms and the _c
+ * forms take the same path and a _c count beyond INT_MAX needs no detour. */
+
+/* How an access finds its offset. ORDERED is an explicit offset the shared pointer's exchange
+ * computed, so it is allowed under MPI_MODE_SEQUENTIAL like the shared pointer itself. */
+enum { K_AT, K_INDIV, K_SHARED, K_ORDERED };
+/* The split collective in progress on a handle (credo_file.split). */
+enum { SPLIT_NONE = 0, SPLIT_READ_AT, SPLIT_WRITE_AT, SPLIT_READ, SPLIT_WRITE, SPLIT_READ_ORD,
+       SPLIT_WRITE_ORD };
+
+/* The blocking forms (kind K_AT, K_INDIV or K_SHARED; offset used by K_AT only). */
+int file_io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
+                     MPI_Count count, MPI_Datatype dt, int write, MPI_Status *st);
+/* The non-blocking forms: the access runs at the call, the request comes back complete. */
+int file_io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
+                        MPI_Count count, MPI_Datatype dt, int write, MPI_Request *request);
+/* MPI_File_read_ordered / MPI_File_write_ordered (collective). */
+int file_io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
+                    int write, MPI_Status *st);
+/* The _begin of a split collective (SPLIT_*); the _end reports its status. */
+int file_split_begin(const char *fn, MPI_File fh, int split, MPI_Offset offset, void *buf,
+                     MPI_Count count, MPI_Datatype dt);
+
+/* ---- user data representations (file_datarep.c) ---- */
+
+/* The registered representation called name, or NULL. */
+const file_datarep *file_datarep_find(const char *name);
+/* Whether credo can use rep for a view of etype and filetype: NULL, or the problem written into
+ * msg (class in *cls): credo lays a view out in native extents, so every basic type of both must
+ * have its native extent in rep (the extent function is asked). */
+const char *file_datarep_view_problem(const file_datarep *rep, MPI_Datatype etype,
+                                      MPI_Datatype filetype, int *cls, char *msg, size_t msg_len);
+/* The file extent of datatype under fh's view (MPI_File_get_type_extent): MPI_SUCCESS or the
+ * error raised as fn's. */
+int file_type_extent(const char *fn, MPI_File fh, MPI_Datatype datatype, MPI_Count *extent);
+/* Whether an access under rep must convert its data (write: the write function, read: the read
+ * function is not MPI_CONVERSION_FN_NULL). */
+static inline int file_datarep_converts(const file_datarep *rep, int write)
+{
+    if (rep == NULL)
+        return 0;
+    return write ? rep->wr != NULL || rep->wr_c != NULL : rep->rd != NULL || rep->rd_c != NULL;
+}
+/* Runs rep's conversion of items basic elements between count elements of dt at userbuf and
+ * filebuf (contiguous, file representation); MPI_SUCCESS, MPI_ERR_COUNT (more than INT_MAX items
+ * for an int conversion function) or MPI_ERR_CONVERSION (the function failed; its code in *fn_rc). */
+int file_datarep_convert(const file_datarep *rep, int write, void *userbuf, MPI_Datatype dt,
+                         MPI_Count items, void *filebuf, int *fn_rc);
 
 #endif

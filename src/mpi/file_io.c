@@ -2,6 +2,7 @@
  * ordered and split collective forms, the non-blocking forms, seeks and positions. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,10 +10,6 @@
 
 #include "core/core.h"
 #include "mpi/file_impl.h"
-
-/* How an access finds its offset. ORDERED is an explicit offset the shared pointer's exchange
- * computed, so it is allowed under MPI_MODE_SEQUENTIAL like the shared pointer itself. */
-enum { K_AT, K_INDIV, K_SHARED, K_ORDERED };
 
 /* ---- the transfer ---- */
 
@@ -53,29 +50,13 @@ static int range_lock(int fd, int type, MPI_Offset first, MPI_Offset last)
     return rc;
 }
 
-/* count elements of dt in memory at buf <-> the view's data starting at etype offset off_et.
- * The memory side is packed into (or unpacked from) one staging buffer unless dt is dense; the
- * file side walks the filetype's blocks, tile after tile, and moves each run of file-contiguous
- * blocks with one pread/pwrite. Returns an MPI class (errno in *oserr for I/O failures); *done
- * is the bytes moved, fewer than asked only when a read reaches the end of the file. */
-static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Datatype dt,
-                int write, long long *done, int *oserr)
+/* `bytes` bytes at mem (contiguous) <-> the view's data starting at data byte pos. The file side
+ * walks the filetype's blocks, tile after tile, and moves each run of file-contiguous blocks with
+ * one pread/pwrite. Returns an MPI class (errno in *oserr for I/O failures); *done is the bytes
+ * moved, fewer than asked only when a read reaches the end of the file. */
+static int xfer_view(MPI_File fh, MPI_Offset pos, char *mem, size_t bytes, int write,
+                     long long *done, int *oserr)
 {
-    size_t bytes = count * dt->size;
-    *done = 0;
-    if (bytes == 0)
-        return MPI_SUCCESS;
-    char *mem, *tmp = NULL;
-    if (dt->flags & DT_F_DENSE) {
-        mem = BUF_AT(buf, dt->lb);
-    } else {
-        if ((tmp = malloc(bytes)) == NULL)
-            return MPI_ERR_NO_MEM;
-        if (write)
-            dt_pack(buf, count, dt, tmp);
-        mem = tmp;
-    }
-    MPI_Offset pos = off_et * (MPI_Offset)fh->etype->size;
     /* Atomic mode (§13.6.1): one record lock over the whole span, so concurrent conflicting
      * accesses of other ranks see all of this one or none of it. Locks belong to the process, and
      * credo's ranks are processes. */
@@ -85,7 +66,6 @@ static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Dat
         hi = file_view_byte(fh, pos + (MPI_Offset)bytes - 1) + 1;
         if (range_lock(fh->fd, write ? F_WRLCK : F_RDLCK, lo, hi) != 0) {
             *oserr = errno;
-            free(tmp);
             return file_errno_class(*oserr);
         }
     }
@@ -132,24 +112,105 @@ static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Dat
 #undef ADVANCE
     if (fh->atomic)
         range_lock(fh->fd, F_UNLCK, lo, hi);
+    return rc;
+}
+
+/* The basic elements of dt that the first `bytes` bytes of its packed form hold whole (a read that
+ * ended early: only those are converted). */
+static MPI_Count whole_elems(MPI_Datatype dt, long long bytes)
+{
+    if (dt->elem_size != 0)
+        return (MPI_Count)(bytes / (long long)dt->elem_size);
+    /* Mixed sizes: the status query counts elements, and says MPI_UNDEFINED when the bytes end
+     * inside one; the bytes of a basic element are few, so step back until they do not. */
+    MPI_Status st;
+    memset(&st, 0, sizeof st);
+    for (long long b = bytes; b > 0 && bytes - b < 64; b--) {
+        MPI_Count n = MPI_UNDEFINED;
+        st.credo_count_bytes = b;
+        if (PMPI_Get_elements_x(&st, dt, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
+            return n;
+    }
+    return 0;
+}
+
+/* count elements of dt in memory at buf <-> the view's data starting at etype offset off_et. The
+ * memory side is packed into (or unpacked from) one staging buffer unless dt is dense; under a
+ * user data representation that converts (file_datarep.c), the staging buffer holds the file
+ * representation and the datarep's conversion function fills it or empties it instead. Returns an
+ * MPI class (errno in *oserr for I/O failures, the conversion function's code in *fn_rc); *done
+ * is the bytes moved, fewer than asked only when a read reaches the end of the file. */
+static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Datatype dt,
+                int write, long long *done, int *oserr, int *fn_rc)
+{
+    size_t bytes = count * dt->size;
+    *done = 0;
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    int convert = file_datarep_converts(fh->rep, write);
+    char *mem, *tmp = NULL;
+    int rc;
+    if ((dt->flags & DT_F_DENSE) && !convert) {
+        mem = BUF_AT(buf, dt->lb);
+    } else {
+        if ((tmp = malloc(bytes)) == NULL)
+            return MPI_ERR_NO_MEM;
+        if (write && convert) {
+            rc = file_datarep_convert(fh->rep, 1, buf, dt, (MPI_Count)(count * dt->elems), tmp,
+                                      fn_rc);
+            if (rc != MPI_SUCCESS) {
+                free(tmp);
+                return rc;
+            }
+        } else if (write) {
+            dt_pack(buf, count, dt, tmp);
+        }
+        mem = tmp;
+    }
+    rc = xfer_view(fh, off_et * (MPI_Offset)fh->etype->size, mem, bytes, write, done, oserr);
     if (tmp != NULL) {
-        if (!write && *done > 0)
+        if (!write && *done > 0 && convert) {
+            int crc = file_datarep_convert(fh->rep, 0, buf, dt, whole_elems(dt, *done), tmp, fn_rc);
+            if (rc == MPI_SUCCESS)
+                rc = crc;
+        } else if (!write && *done > 0) {
             dt_unpack(tmp, (size_t)*done, count, dt, buf);
+        }
         free(tmp);
     }
     return rc;
 }
 
+/* The reason an access failed with class rc (what xfer's outputs say). */
+static const char *xfer_why(int rc, int oserr, int fn_rc, int write, char *msg, size_t n)
+{
+    if (oserr != 0)
+        return strerror(oserr);
+    if (rc == MPI_ERR_CONVERSION)
+        snprintf(msg, n, "the data representation's %s conversion function returned %d",
+                 write ? "write" : "read", fn_rc);
+    else if (rc == MPI_ERR_COUNT)
+        snprintf(msg, n, "more than INT_MAX basic elements to convert for an int conversion "
+                         "function (register the data representation with "
+                         "MPI_Register_datarep_c)");
+    else
+        snprintf(msg, n, "out of memory");
+    return msg;
+}
+
 /* ---- argument checks and the common path ---- */
 
 /* Local checks of an access; MPI_SUCCESS or the class, with the reason in *why. */
-static int io_check(MPI_File fh, int kind, MPI_Offset offset, int count, MPI_Datatype dt,
+static int io_check(MPI_File fh, int kind, MPI_Offset offset, MPI_Count count, MPI_Datatype dt,
                     int write, const char **why)
 {
     if (count < 0)
         return *why = "negative count", MPI_ERR_COUNT;
     if (!dt_ok(dt))
         return *why = "invalid or uncommitted datatype", MPI_ERR_TYPE;
+    /* A _c count: its bytes must fit in a file offset (and so in size_t). */
+    if (dt->size != 0 && (unsigned long long)count > (unsigned long long)LLONG_MAX / dt->size)
+        return *why = "count times the datatype's size overflows a file offset", MPI_ERR_COUNT;
     int rw = fh->amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
     if (write && rw == MPI_MODE_RDONLY)
         return *why = "file opened MPI_MODE_RDONLY", MPI_ERR_ACCESS;
@@ -179,8 +240,8 @@ static void io_status(MPI_Status *st, long long done)
 }
 
 /* The independent access every form but the ordered one comes down to; *done gets the bytes. */
-static int io_run(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf, int count,
-                  MPI_Datatype dt, int write, long long *done)
+static int io_run(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
+                  MPI_Count count, MPI_Datatype dt, int write, long long *done)
 {
     *done = 0;
     const char *why = NULL;
@@ -193,18 +254,19 @@ static int io_run(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void
     else if (kind == K_SHARED)
         /* The shared pointer moves by the amount asked for, also when a read ends early. */
         offset = (MPI_Offset)atomic_fetch_add(&fh->shared->fp, (long long)n_et);
-    int oserr = 0;
-    rc = xfer(fh, offset, buf, (size_t)count, dt, write, done, &oserr);
+    int oserr = 0, fn_rc = MPI_SUCCESS;
+    rc = xfer(fh, offset, buf, (size_t)count, dt, write, done, &oserr, &fn_rc);
     if (kind == K_INDIV)
         fh->fp = offset + *done / (long long)fh->etype->size;
+    char msg[200];
     if (rc != MPI_SUCCESS)
         return file_error(fh, rc, fn, "%s at etype offset %lld: %s", write ? "write" : "read",
-                          (long long)offset, oserr ? strerror(oserr) : "out of memory");
+                          (long long)offset, xfer_why(rc, oserr, fn_rc, write, msg, sizeof msg));
     return MPI_SUCCESS;
 }
 
-static int io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
-                       int count, MPI_Datatype dt, int write, MPI_Status *st)
+int file_io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
+                     MPI_Count count, MPI_Datatype dt, int write, MPI_Status *st)
 {
     FILE_CHECK(fn, fh);
     long long done;
@@ -216,8 +278,8 @@ static int io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset,
 
 /* The non-blocking forms run the access at the call and hand out a completed request: waits
  * and tests report the bytes through its status. */
-static int io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
-                          int count, MPI_Datatype dt, int write, MPI_Request *request)
+int file_io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
+                        MPI_Count count, MPI_Datatype dt, int write, MPI_Request *request)
 {
     FILE_CHECK(fn, fh);
     if (request == NULL)
@@ -245,7 +307,7 @@ static int io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset offs
  * exchange tells everybody where the pointer was. The first exchange also orders the call after
  * every rank's earlier shared-pointer accesses, the second keeps later ones after the move. A
  * rank whose arguments are wrong takes part with size 0, then reports. */
-static int io_ordered(const char *fn, MPI_File fh, void *buf, int count, MPI_Datatype dt,
+static int io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
                       int write, long long *done)
 {
     *done = 0;
@@ -276,16 +338,17 @@ static int io_ordered(const char *fn, MPI_File fh, void *buf, int count, MPI_Dat
         return file_error(fh, rc, fn, "exchange failed");
     if (local != MPI_SUCCESS)
         return file_error(fh, local, fn, "%s", why);
-    int oserr = 0;
-    rc = xfer(fh, base + before, buf, (size_t)count, dt, write, done, &oserr);
+    int oserr = 0, fn_rc = MPI_SUCCESS;
+    rc = xfer(fh, base + before, buf, (size_t)count, dt, write, done, &oserr, &fn_rc);
+    char msg[200];
     if (rc != MPI_SUCCESS)
         return file_error(fh, rc, fn, "%s at etype offset %lld: %s", write ? "write" : "read",
-                          base + before, oserr ? strerror(oserr) : "out of memory");
+                          base + before, xfer_why(rc, oserr, fn_rc, write, msg, sizeof msg));
     return MPI_SUCCESS;
 }
 
-static int io_ordered_blocking(const char *fn, MPI_File fh, void *buf, int count, MPI_Datatype dt,
-                               int write, MPI_Status *st)
+int file_io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
+                    int write, MPI_Status *st)
 {
     FILE_CHECK(fn, fh);
     long long done;
@@ -303,61 +366,63 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
                      MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_read_at", fh, K_AT, offset, buf, count, datatype, 0, status);
+    return file_io_blocking("MPI_File_read_at", fh, K_AT, offset, buf, count, datatype, 0, status);
 }
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                          MPI_Datatype datatype, MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_read_at_all", fh, K_AT, offset, buf, count, datatype, 0, status);
+    return file_io_blocking("MPI_File_read_at_all", fh, K_AT, offset, buf, count, datatype, 0,
+                            status);
 }
 
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                       MPI_Datatype datatype, MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_write_at", fh, K_AT, offset, (void *)buf, count, datatype, 1,
-                       status);
+    return file_io_blocking("MPI_File_write_at", fh, K_AT, offset, (void *)buf, count, datatype, 1,
+                            status);
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                           MPI_Datatype datatype, MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_write_at_all", fh, K_AT, offset, (void *)buf, count, datatype, 1,
-                       status);
+    return file_io_blocking("MPI_File_write_at_all", fh, K_AT, offset, (void *)buf, count, datatype,
+                            1, status);
 }
 
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
                       MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iread_at", fh, K_AT, offset, buf, count, datatype, 0, request);
+    return file_io_nonblocking("MPI_File_iread_at", fh, K_AT, offset, buf, count, datatype, 0,
+                               request);
 }
 
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                        MPI_Datatype datatype, MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iwrite_at", fh, K_AT, offset, (void *)buf, count, datatype, 1,
-                          request);
+    return file_io_nonblocking("MPI_File_iwrite_at", fh, K_AT, offset, (void *)buf, count, datatype,
+                               1, request);
 }
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                           MPI_Datatype datatype, MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iread_at_all", fh, K_AT, offset, buf, count, datatype, 0,
-                          request);
+    return file_io_nonblocking("MPI_File_iread_at_all", fh, K_AT, offset, buf, count, datatype, 0,
+                               request);
 }
 
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                            MPI_Datatype datatype, MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iwrite_at_all", fh, K_AT, offset, (void *)buf, count, datatype,
-                          1, request);
+    return file_io_nonblocking("MPI_File_iwrite_at_all", fh, K_AT, offset, (void *)buf, count,
+                               datatype, 1, request);
 }
 
 /* ---- individual file pointer ---- */
@@ -365,58 +430,60 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_read", fh, K_INDIV, 0, buf, count, datatype, 0, status);
+    return file_io_blocking("MPI_File_read", fh, K_INDIV, 0, buf, count, datatype, 0, status);
 }
 
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                       MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_read_all", fh, K_INDIV, 0, buf, count, datatype, 0, status);
+    return file_io_blocking("MPI_File_read_all", fh, K_INDIV, 0, buf, count, datatype, 0, status);
 }
 
 int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                    MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_write", fh, K_INDIV, 0, (void *)buf, count, datatype, 1, status);
+    return file_io_blocking("MPI_File_write", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
+                            status);
 }
 
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                        MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_write_all", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
-                       status);
+    return file_io_blocking("MPI_File_write_all", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
+                            status);
 }
 
 int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iread", fh, K_INDIV, 0, buf, count, datatype, 0, request);
+    return file_io_nonblocking("MPI_File_iread", fh, K_INDIV, 0, buf, count, datatype, 0, request);
 }
 
 int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                     MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iwrite", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
-                          request);
+    return file_io_nonblocking("MPI_File_iwrite", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
+                               request);
 }
 
 int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                        MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iread_all", fh, K_INDIV, 0, buf, count, datatype, 0, request);
+    return file_io_nonblocking("MPI_File_iread_all", fh, K_INDIV, 0, buf, count, datatype, 0,
+                               request);
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                         MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iwrite_all", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
-                          request);
+    return file_io_nonblocking("MPI_File_iwrite_all", fh, K_INDIV, 0, (void *)buf, count, datatype,
+                               1, request);
 }
 
 /* ---- shared file pointer ---- */
@@ -425,55 +492,52 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
                          MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_read_shared", fh, K_SHARED, 0, buf, count, datatype, 0, status);
+    return file_io_blocking("MPI_File_read_shared", fh, K_SHARED, 0, buf, count, datatype, 0,
+                            status);
 }
 
 int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                           MPI_Status *status)
 {
     MPI_ENTER();
-    return io_blocking("MPI_File_write_shared", fh, K_SHARED, 0, (void *)buf, count, datatype, 1,
-                       status);
+    return file_io_blocking("MPI_File_write_shared", fh, K_SHARED, 0, (void *)buf, count, datatype,
+                            1, status);
 }
 
 int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                           MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iread_shared", fh, K_SHARED, 0, buf, count, datatype, 0,
-                          request);
+    return file_io_nonblocking("MPI_File_iread_shared", fh, K_SHARED, 0, buf, count, datatype, 0,
+                               request);
 }
 
 int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                            MPI_Request *request)
 {
     MPI_ENTER();
-    return io_nonblocking("MPI_File_iwrite_shared", fh, K_SHARED, 0, (void *)buf, count, datatype,
-                          1, request);
+    return file_io_nonblocking("MPI_File_iwrite_shared", fh, K_SHARED, 0, (void *)buf, count,
+                               datatype, 1, request);
 }
 
 int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                           MPI_Status *status)
 {
     MPI_ENTER();
-    return io_ordered_blocking("MPI_File_read_ordered", fh, buf, count, datatype, 0, status);
+    return file_io_ordered("MPI_File_read_ordered", fh, buf, count, datatype, 0, status);
 }
 
 int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                            MPI_Status *status)
 {
     MPI_ENTER();
-    return io_ordered_blocking("MPI_File_write_ordered", fh, (void *)buf, count, datatype, 1,
-                               status);
+    return file_io_ordered("MPI_File_write_ordered", fh, (void *)buf, count, datatype, 1, status);
 }
 
 /* ---- split collectives (§13.4.5): the access runs at _begin, _end reports it ---- */
 
-enum { SPLIT_NONE = 0, SPLIT_READ_AT, SPLIT_WRITE_AT, SPLIT_READ, SPLIT_WRITE, SPLIT_READ_ORD,
-       SPLIT_WRITE_ORD };
-
-static int split_begin(const char *fn, MPI_File fh, int split, MPI_Offset offset, void *buf,
-                       int count, MPI_Datatype dt)
+int file_split_begin(const char *fn, MPI_File fh, int split, MPI_Offset offset, void *buf,
+                     MPI_Count count, MPI_Datatype dt)
 {
     FILE_CHECK(fn, fh);
     if (fh->split != SPLIT_NONE)
@@ -508,8 +572,8 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
                                MPI_Datatype datatype)
 {
     MPI_ENTER();
-    return split_begin("MPI_File_read_at_all_begin", fh, SPLIT_READ_AT, offset, buf, count,
-                       datatype);
+    return file_split_begin("MPI_File_read_at_all_begin", fh, SPLIT_READ_AT, offset, buf, count,
+                            datatype);
 }
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
@@ -523,8 +587,8 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
                                 MPI_Datatype datatype)
 {
     MPI_ENTER();
-    return split_begin("MPI_File_write_at_all_begin", fh, SPLIT_WRITE_AT, offset, (void *)buf,
-                       count, datatype);
+    return file_split_begin("MPI_File_write_at_all_begin", fh, SPLIT_WRITE_AT, offset, (void *)buf,
+                            count, datatype);
 }
 
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
@@ -537,7 +601,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     MPI_ENTER();
-    return split_begin("MPI_File_read_all_begin", fh, SPLIT_READ, 0, buf, count, datatype);
+    return file_split_begin("MPI_File_read_all_begin", fh, SPLIT_READ, 0, buf, count, datatype);
 }
 
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
@@ -550,8 +614,8 @@ int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     MPI_ENTER();
-    return split_begin("MPI_File_write_all_begin", fh, SPLIT_WRITE, 0, (void *)buf, count,
-                       datatype);
+    return file_split_begin("MPI_File_write_all_begin", fh, SPLIT_WRITE, 0, (void *)buf, count,
+                            datatype);
 }
 
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
@@ -564,8 +628,8 @@ int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     MPI_ENTER();
-    return split_begin("MPI_File_read_ordered_begin", fh, SPLIT_READ_ORD, 0, buf, count,
-                       datatype);
+    return file_split_begin("MPI_File_read_ordered_begin", fh, SPLIT_READ_ORD, 0, buf, count,
+                            datatype);
 }
 
 int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
@@ -578,8 +642,8 @@ int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     MPI_ENTER();
-    return split_begin("MPI_File_write_ordered_begin", fh, SPLIT_WRITE_ORD, 0, (void *)buf, count,
-                       datatype);
+    return file_split_begin("MPI_File_write_ordered_begin", fh, SPLIT_WRITE_ORD, 0, (void *)buf,
+                            count, datatype);
 }
 
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
