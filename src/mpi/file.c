@@ -652,6 +652,16 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
     return rc;
 }
 
+int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+{
+    MPI_ENTER();
+    static const char fn[] = "MPI_File_get_type_extent_c";
+    FILE_CHECK(fn, fh);
+    if (extent == NULL)
+        return file_error(fh, MPI_ERR_ARG, fn, "extent is NULL");
+    return file_type_extent(fn, fh, datatype, extent);
+}
+
 /* ---- consistency ---- */
 
 /* Atomic mode takes a POSIX record lock over the bytes each access spans (file_io.c). Both
@@ -791,6 +801,7 @@ CREDO_PMPI(MPI_File_get_info)
 CREDO_PMPI(MPI_File_set_view)
 CREDO_PMPI(MPI_File_get_view)
 CREDO_PMPI(MPI_File_get_type_extent)
+CREDO_PMPI(MPI_File_get_type_extent_c)
 CREDO_PMPI(MPI_File_set_atomicity)
 CREDO_PMPI(MPI_File_get_atomicity)
 CREDO_PMPI(MPI_File_sync)

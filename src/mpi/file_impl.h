@@ -87,7 +87,7 @@ MPI_Offset file_view_byte(MPI_File fh, MPI_Offset pos);
  * receives rank r's `mine`. 0 or an MPI error class. */
 int file_allgather64(MPI_File fh, long long mine, long long *all);
 
-/* ---- data access (file_io.c), shared with the large-count forms (largecount_file.c) ----
+/* ---- data access (file_io.c) ----
  * Counts are MPI_Count all the way down: the byte counts are size_t, so the int forms and the _c
  * forms take the same path and a _c count beyond INT_MAX needs no detour. */
 
@@ -97,19 +97,6 @@ enum { K_AT, K_INDIV, K_SHARED, K_ORDERED };
 /* The split collective in progress on a handle (credo_file.split). */
 enum { SPLIT_NONE = 0, SPLIT_READ_AT, SPLIT_WRITE_AT, SPLIT_READ, SPLIT_WRITE, SPLIT_READ_ORD,
        SPLIT_WRITE_ORD };
-
-/* The blocking forms (kind K_AT, K_INDIV or K_SHARED; offset used by K_AT only). */
-int file_io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
-                     MPI_Count count, MPI_Datatype dt, int write, MPI_Status *st);
-/* The non-blocking forms: the access runs at the call, the request comes back complete. */
-int file_io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
-                        MPI_Count count, MPI_Datatype dt, int write, MPI_Request *request);
-/* MPI_File_read_ordered / MPI_File_write_ordered (collective). */
-int file_io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
-                    int write, MPI_Status *st);
-/* The _begin of a split collective (SPLIT_*); the _end reports its status. */
-int file_split_begin(const char *fn, MPI_File fh, int split, MPI_Offset offset, void *buf,
-                     MPI_Count count, MPI_Datatype dt);
 
 /* ---- user data representations (file_datarep.c) ---- */
 

@@ -1,5 +1,5 @@
 /* src/mpi/file_io.c — MPI-IO data access: explicit offsets, individual and shared file pointers,
- * ordered and split collective forms, the non-blocking forms, seeks and positions. */
+ * ordered and split collective forms, the non-blocking and large-count (_c) forms, seeks and positions. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -265,8 +265,8 @@ static int io_run(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void
     return MPI_SUCCESS;
 }
 
-int file_io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
-                     MPI_Count count, MPI_Datatype dt, int write, MPI_Status *st)
+static int file_io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
+                            MPI_Count count, MPI_Datatype dt, int write, MPI_Status *st)
 {
     FILE_CHECK(fn, fh);
     long long done;
@@ -278,8 +278,8 @@ int file_io_blocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, v
 
 /* The non-blocking forms run the access at the call and hand out a completed request: waits
  * and tests report the bytes through its status. */
-int file_io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
-                        MPI_Count count, MPI_Datatype dt, int write, MPI_Request *request)
+static int file_io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
+                               MPI_Count count, MPI_Datatype dt, int write, MPI_Request *request)
 {
     FILE_CHECK(fn, fh);
     if (request == NULL)
@@ -347,8 +347,8 @@ static int io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, M
     return MPI_SUCCESS;
 }
 
-int file_io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
-                    int write, MPI_Status *st)
+static int file_io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
+                           int write, MPI_Status *st)
 {
     FILE_CHECK(fn, fh);
     long long done;
@@ -358,186 +358,75 @@ int file_io_ordered(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI
     return rc;
 }
 
-/* ---- explicit offsets ---- */
+/* ---- the data access calls and their large-count forms ----
+ * Every access call is one call of a shared path that counts in MPI_Count, so each call and its
+ * _c form (MPI 4.0 §5.2) are generated together: FILE_IO_PAIR(name, PARAMS, call) defines
+ * MPI_File_<name> with PARAMS(int) and MPI_File_<name>_c with PARAMS(MPI_Count), both returning
+ * `call` with fn set to the function's own name, and their PMPI_ names. */
+#define FILE_IO_PAIR(Name, PARAMS, ...)                                                            \
+    int MPI_File_##Name(PARAMS(int))                                                               \
+    {                                                                                              \
+        MPI_ENTER();                                                                               \
+        static const char fn[] = "MPI_File_" #Name;                                                \
+        return __VA_ARGS__;                                                                        \
+    }                                                                                              \
+    int MPI_File_##Name##_c(PARAMS(MPI_Count))                                                     \
+    {                                                                                              \
+        MPI_ENTER();                                                                               \
+        static const char fn[] = "MPI_File_" #Name "_c";                                           \
+        return __VA_ARGS__;                                                                        \
+    }                                                                                              \
+    CREDO_PMPI(MPI_File_##Name)                                                                    \
+    CREDO_PMPI(MPI_File_##Name##_c)
 
-/* The _all forms are the independent access: credo has no two-phase aggregation, and the
- * standard asks no synchronization of collective data access. */
-int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                     MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_read_at", fh, K_AT, offset, buf, count, datatype, 0, status);
-}
+/* Parameter lists, by count type T: explicit offset or not, read (void *) or write (const void *),
+ * completed by a status, a request, or (split collectives) neither. */
+#define P_AT_RD(T) MPI_File fh, MPI_Offset offset, void *buf, T count, MPI_Datatype datatype, MPI_Status *status
+#define P_AT_WR(T) MPI_File fh, MPI_Offset offset, const void *buf, T count, MPI_Datatype datatype, MPI_Status *status
+#define P_AT_IRD(T) MPI_File fh, MPI_Offset offset, void *buf, T count, MPI_Datatype datatype, MPI_Request *request
+#define P_AT_IWR(T) MPI_File fh, MPI_Offset offset, const void *buf, T count, MPI_Datatype datatype, MPI_Request *request
+#define P_RD(T) MPI_File fh, void *buf, T count, MPI_Datatype datatype, MPI_Status *status
+#define P_WR(T) MPI_File fh, const void *buf, T count, MPI_Datatype datatype, MPI_Status *status
+#define P_IRD(T) MPI_File fh, void *buf, T count, MPI_Datatype datatype, MPI_Request *request
+#define P_IWR(T) MPI_File fh, const void *buf, T count, MPI_Datatype datatype, MPI_Request *request
+#define P_AT_BRD(T) MPI_File fh, MPI_Offset offset, void *buf, T count, MPI_Datatype datatype
+#define P_AT_BWR(T) MPI_File fh, MPI_Offset offset, const void *buf, T count, MPI_Datatype datatype
+#define P_BRD(T) MPI_File fh, void *buf, T count, MPI_Datatype datatype
+#define P_BWR(T) MPI_File fh, const void *buf, T count, MPI_Datatype datatype
 
-int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
-                         MPI_Datatype datatype, MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_read_at_all", fh, K_AT, offset, buf, count, datatype, 0,
-                            status);
-}
+/* Explicit offsets. The _all forms are the independent access: credo has no two-phase
+ * aggregation, and the standard asks no synchronization of collective data access. */
+FILE_IO_PAIR(read_at, P_AT_RD, file_io_blocking(fn, fh, K_AT, offset, buf, count, datatype, 0, status))
+FILE_IO_PAIR(read_at_all, P_AT_RD, file_io_blocking(fn, fh, K_AT, offset, buf, count, datatype, 0, status))
+FILE_IO_PAIR(write_at, P_AT_WR, file_io_blocking(fn, fh, K_AT, offset, (void *)buf, count, datatype, 1, status))
+FILE_IO_PAIR(write_at_all, P_AT_WR, file_io_blocking(fn, fh, K_AT, offset, (void *)buf, count, datatype, 1, status))
+FILE_IO_PAIR(iread_at, P_AT_IRD, file_io_nonblocking(fn, fh, K_AT, offset, buf, count, datatype, 0, request))
+FILE_IO_PAIR(iread_at_all, P_AT_IRD, file_io_nonblocking(fn, fh, K_AT, offset, buf, count, datatype, 0, request))
+FILE_IO_PAIR(iwrite_at, P_AT_IWR, file_io_nonblocking(fn, fh, K_AT, offset, (void *)buf, count, datatype, 1, request))
+FILE_IO_PAIR(iwrite_at_all, P_AT_IWR, file_io_nonblocking(fn, fh, K_AT, offset, (void *)buf, count, datatype, 1, request))
 
-int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                      MPI_Datatype datatype, MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_write_at", fh, K_AT, offset, (void *)buf, count, datatype, 1,
-                            status);
-}
+/* Individual file pointers. */
+FILE_IO_PAIR(read, P_RD, file_io_blocking(fn, fh, K_INDIV, 0, buf, count, datatype, 0, status))
+FILE_IO_PAIR(read_all, P_RD, file_io_blocking(fn, fh, K_INDIV, 0, buf, count, datatype, 0, status))
+FILE_IO_PAIR(write, P_WR, file_io_blocking(fn, fh, K_INDIV, 0, (void *)buf, count, datatype, 1, status))
+FILE_IO_PAIR(write_all, P_WR, file_io_blocking(fn, fh, K_INDIV, 0, (void *)buf, count, datatype, 1, status))
+FILE_IO_PAIR(iread, P_IRD, file_io_nonblocking(fn, fh, K_INDIV, 0, buf, count, datatype, 0, request))
+FILE_IO_PAIR(iread_all, P_IRD, file_io_nonblocking(fn, fh, K_INDIV, 0, buf, count, datatype, 0, request))
+FILE_IO_PAIR(iwrite, P_IWR, file_io_nonblocking(fn, fh, K_INDIV, 0, (void *)buf, count, datatype, 1, request))
+FILE_IO_PAIR(iwrite_all, P_IWR, file_io_nonblocking(fn, fh, K_INDIV, 0, (void *)buf, count, datatype, 1, request))
 
-int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                          MPI_Datatype datatype, MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_write_at_all", fh, K_AT, offset, (void *)buf, count, datatype,
-                            1, status);
-}
-
-int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                      MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iread_at", fh, K_AT, offset, buf, count, datatype, 0,
-                               request);
-}
-
-int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                       MPI_Datatype datatype, MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iwrite_at", fh, K_AT, offset, (void *)buf, count, datatype,
-                               1, request);
-}
-
-int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
-                          MPI_Datatype datatype, MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iread_at_all", fh, K_AT, offset, buf, count, datatype, 0,
-                               request);
-}
-
-int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                           MPI_Datatype datatype, MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iwrite_at_all", fh, K_AT, offset, (void *)buf, count,
-                               datatype, 1, request);
-}
-
-/* ---- individual file pointer ---- */
-
-int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_read", fh, K_INDIV, 0, buf, count, datatype, 0, status);
-}
-
-int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                      MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_read_all", fh, K_INDIV, 0, buf, count, datatype, 0, status);
-}
-
-int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                   MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_write", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
-                            status);
-}
-
-int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                       MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_write_all", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
-                            status);
-}
-
-int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iread", fh, K_INDIV, 0, buf, count, datatype, 0, request);
-}
-
-int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                    MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iwrite", fh, K_INDIV, 0, (void *)buf, count, datatype, 1,
-                               request);
-}
-
-int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                       MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iread_all", fh, K_INDIV, 0, buf, count, datatype, 0,
-                               request);
-}
-
-int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                        MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iwrite_all", fh, K_INDIV, 0, (void *)buf, count, datatype,
-                               1, request);
-}
-
-/* ---- shared file pointer ---- */
-
-int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                         MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_read_shared", fh, K_SHARED, 0, buf, count, datatype, 0,
-                            status);
-}
-
-int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                          MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_blocking("MPI_File_write_shared", fh, K_SHARED, 0, (void *)buf, count, datatype,
-                            1, status);
-}
-
-int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                          MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iread_shared", fh, K_SHARED, 0, buf, count, datatype, 0,
-                               request);
-}
-
-int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                           MPI_Request *request)
-{
-    MPI_ENTER();
-    return file_io_nonblocking("MPI_File_iwrite_shared", fh, K_SHARED, 0, (void *)buf, count,
-                               datatype, 1, request);
-}
-
-int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                          MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_ordered("MPI_File_read_ordered", fh, buf, count, datatype, 0, status);
-}
-
-int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                           MPI_Status *status)
-{
-    MPI_ENTER();
-    return file_io_ordered("MPI_File_write_ordered", fh, (void *)buf, count, datatype, 1, status);
-}
+/* The shared file pointer. */
+FILE_IO_PAIR(read_shared, P_RD, file_io_blocking(fn, fh, K_SHARED, 0, buf, count, datatype, 0, status))
+FILE_IO_PAIR(write_shared, P_WR, file_io_blocking(fn, fh, K_SHARED, 0, (void *)buf, count, datatype, 1, status))
+FILE_IO_PAIR(iread_shared, P_IRD, file_io_nonblocking(fn, fh, K_SHARED, 0, buf, count, datatype, 0, request))
+FILE_IO_PAIR(iwrite_shared, P_IWR, file_io_nonblocking(fn, fh, K_SHARED, 0, (void *)buf, count, datatype, 1, request))
+FILE_IO_PAIR(read_ordered, P_RD, file_io_ordered(fn, fh, buf, count, datatype, 0, status))
+FILE_IO_PAIR(write_ordered, P_WR, file_io_ordered(fn, fh, (void *)buf, count, datatype, 1, status))
 
 /* ---- split collectives (§13.4.5): the access runs at _begin, _end reports it ---- */
 
-int file_split_begin(const char *fn, MPI_File fh, int split, MPI_Offset offset, void *buf,
-                     MPI_Count count, MPI_Datatype dt)
+static int file_split_begin(const char *fn, MPI_File fh, int split, MPI_Offset offset, void *buf,
+                            MPI_Count count, MPI_Datatype dt)
 {
     FILE_CHECK(fn, fh);
     if (fh->split != SPLIT_NONE)
@@ -568,27 +457,19 @@ static int split_end(const char *fn, MPI_File fh, int split, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
-int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,
-                               MPI_Datatype datatype)
-{
-    MPI_ENTER();
-    return file_split_begin("MPI_File_read_at_all_begin", fh, SPLIT_READ_AT, offset, buf, count,
-                            datatype);
-}
+/* The _begin forms with their large-count forms (FILE_IO_PAIR above). */
+FILE_IO_PAIR(read_at_all_begin, P_AT_BRD, file_split_begin(fn, fh, SPLIT_READ_AT, offset, buf, count, datatype))
+FILE_IO_PAIR(write_at_all_begin, P_AT_BWR, file_split_begin(fn, fh, SPLIT_WRITE_AT, offset, (void *)buf, count, datatype))
+FILE_IO_PAIR(read_all_begin, P_BRD, file_split_begin(fn, fh, SPLIT_READ, 0, buf, count, datatype))
+FILE_IO_PAIR(write_all_begin, P_BWR, file_split_begin(fn, fh, SPLIT_WRITE, 0, (void *)buf, count, datatype))
+FILE_IO_PAIR(read_ordered_begin, P_BRD, file_split_begin(fn, fh, SPLIT_READ_ORD, 0, buf, count, datatype))
+FILE_IO_PAIR(write_ordered_begin, P_BWR, file_split_begin(fn, fh, SPLIT_WRITE_ORD, 0, (void *)buf, count, datatype))
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     MPI_ENTER();
     (void)buf;
     return split_end("MPI_File_read_at_all_end", fh, SPLIT_READ_AT, status);
-}
-
-int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                                MPI_Datatype datatype)
-{
-    MPI_ENTER();
-    return file_split_begin("MPI_File_write_at_all_begin", fh, SPLIT_WRITE_AT, offset, (void *)buf,
-                            count, datatype);
 }
 
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
@@ -598,24 +479,11 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
     return split_end("MPI_File_write_at_all_end", fh, SPLIT_WRITE_AT, status);
 }
 
-int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
-{
-    MPI_ENTER();
-    return file_split_begin("MPI_File_read_all_begin", fh, SPLIT_READ, 0, buf, count, datatype);
-}
-
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     MPI_ENTER();
     (void)buf;
     return split_end("MPI_File_read_all_end", fh, SPLIT_READ, status);
-}
-
-int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
-{
-    MPI_ENTER();
-    return file_split_begin("MPI_File_write_all_begin", fh, SPLIT_WRITE, 0, (void *)buf, count,
-                            datatype);
 }
 
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
@@ -625,25 +493,11 @@ int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
     return split_end("MPI_File_write_all_end", fh, SPLIT_WRITE, status);
 }
 
-int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
-{
-    MPI_ENTER();
-    return file_split_begin("MPI_File_read_ordered_begin", fh, SPLIT_READ_ORD, 0, buf, count,
-                            datatype);
-}
-
 int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     MPI_ENTER();
     (void)buf;
     return split_end("MPI_File_read_ordered_end", fh, SPLIT_READ_ORD, status);
-}
-
-int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
-{
-    MPI_ENTER();
-    return file_split_begin("MPI_File_write_ordered_begin", fh, SPLIT_WRITE_ORD, 0, (void *)buf,
-                            count, datatype);
 }
 
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
@@ -793,39 +647,11 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
     return MPI_SUCCESS;
 }
 
-CREDO_PMPI(MPI_File_read_at)
-CREDO_PMPI(MPI_File_read_at_all)
-CREDO_PMPI(MPI_File_write_at)
-CREDO_PMPI(MPI_File_write_at_all)
-CREDO_PMPI(MPI_File_iread_at)
-CREDO_PMPI(MPI_File_iwrite_at)
-CREDO_PMPI(MPI_File_iread_at_all)
-CREDO_PMPI(MPI_File_iwrite_at_all)
-CREDO_PMPI(MPI_File_read)
-CREDO_PMPI(MPI_File_read_all)
-CREDO_PMPI(MPI_File_write)
-CREDO_PMPI(MPI_File_write_all)
-CREDO_PMPI(MPI_File_iread)
-CREDO_PMPI(MPI_File_iwrite)
-CREDO_PMPI(MPI_File_iread_all)
-CREDO_PMPI(MPI_File_iwrite_all)
-CREDO_PMPI(MPI_File_read_shared)
-CREDO_PMPI(MPI_File_write_shared)
-CREDO_PMPI(MPI_File_iread_shared)
-CREDO_PMPI(MPI_File_iwrite_shared)
-CREDO_PMPI(MPI_File_read_ordered)
-CREDO_PMPI(MPI_File_write_ordered)
-CREDO_PMPI(MPI_File_read_at_all_begin)
 CREDO_PMPI(MPI_File_read_at_all_end)
-CREDO_PMPI(MPI_File_write_at_all_begin)
 CREDO_PMPI(MPI_File_write_at_all_end)
-CREDO_PMPI(MPI_File_read_all_begin)
 CREDO_PMPI(MPI_File_read_all_end)
-CREDO_PMPI(MPI_File_write_all_begin)
 CREDO_PMPI(MPI_File_write_all_end)
-CREDO_PMPI(MPI_File_read_ordered_begin)
 CREDO_PMPI(MPI_File_read_ordered_end)
-CREDO_PMPI(MPI_File_write_ordered_begin)
 CREDO_PMPI(MPI_File_write_ordered_end)
 CREDO_PMPI(MPI_File_seek)
 CREDO_PMPI(MPI_File_get_position)
