@@ -114,6 +114,23 @@ static int inter_gather_tables(MPI_Comm ic, const int *mine, int n, int **local_
     return inter_allgather_int(ic, mine, n, *local_all, *remote_all);
 }
 
+/* inter_gather_tables for the records of n ints whose last one is each member's context id
+ * proposal: *ctx is the largest over both groups. On an error both tables are freed already. */
+static int inter_gather_ctx(MPI_Comm ic, const int *mine, int n, int **local_all, int **remote_all,
+                            uint32_t *ctx)
+{
+    int rc = inter_gather_tables(ic, mine, n, local_all, remote_all);
+    if (rc != MPI_SUCCESS) {
+        free(*local_all);
+        free(*remote_all);
+        return rc;
+    }
+    uint32_t l = max_ctx(*local_all + n - 1, ic->size, n);
+    uint32_t r = max_ctx(*remote_all + n - 1, ic->remote_size, n);
+    *ctx = l > r ? l : r;
+    return MPI_SUCCESS;
+}
+
 /* ---- MPI_Intercomm_create ----
  * Collective over local_comm; only the two leaders use peer_comm, with the program's tag. The
  * leaders swap their groups' sizes, job ranks and largest next free context ids; each broadcasts
@@ -251,16 +268,9 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     uint32_t ctx;
     int local_first;
     int mine[2] = {high != 0, mpi_ctx_propose(intercomm->rank == 0)};
-    int rc = inter_gather_tables(intercomm, mine, 2, &la, &ra);
-    if (rc != MPI_SUCCESS) {
-        free(la);
-        free(ra);
+    int rc = inter_gather_ctx(intercomm, mine, 2, &la, &ra, &ctx);
+    if (rc != MPI_SUCCESS)
         return mpi_error(intercomm, rc, fn, "exchange between the groups failed");
-    }
-    ctx = max_ctx(la + 1, n, 2);
-    uint32_t rctx = max_ctx(ra + 1, m, 2);
-    if (rctx > ctx)
-        ctx = rctx;
     local_first = la[0] != ra[0] ? la[0] == 0 : lw[0] < rw[0];
     free(la);
     free(ra);
@@ -316,18 +326,11 @@ int mpi_inter_dup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm)
     int *la, *ra;
     uint32_t ctx;
     int mine = mpi_ctx_propose(comm->rank == 0);
-    int rc = inter_gather_tables(comm, &mine, 1, &la, &ra);
-    if (rc != MPI_SUCCESS) {
-        free(la);
-        free(ra);
+    int rc = inter_gather_ctx(comm, &mine, 1, &la, &ra, &ctx);
+    if (rc != MPI_SUCCESS)
         return mpi_error(comm, rc, fn, "context id agreement failed");
-    }
-    ctx = max_ctx(la, comm->size, 1);
-    uint32_t rctx = max_ctx(ra, comm->remote_size, 1);
     free(la);
     free(ra);
-    if (rctx > ctx)
-        ctx = rctx;
     mpi_ctx_settle(ctx, INTER_CTX_IDS);
     struct credo_comm *c = inter_new(comm, ctx, comm->local->world_of, comm->size, comm->world_of,
                                      comm->remote_size);
@@ -361,16 +364,9 @@ static int inter_subset(const char *fn, MPI_Comm comm, int sel, int key, MPI_Com
     int n = comm->size, m = comm->remote_size;
     uint32_t ctx;
     int mine[3] = {sel, key, mpi_ctx_propose(comm->rank == 0)};
-    int rc = inter_gather_tables(comm, mine, 3, &la, &ra);
-    if (rc != MPI_SUCCESS) {
-        free(la);
-        free(ra);
+    int rc = inter_gather_ctx(comm, mine, 3, &la, &ra, &ctx);
+    if (rc != MPI_SUCCESS)
         return mpi_error(comm, rc, fn, "exchange between the groups failed");
-    }
-    ctx = max_ctx(la + 2, n, 3);
-    uint32_t rctx = max_ctx(ra + 2, m, 3);
-    if (rctx > ctx)
-        ctx = rctx;
     /* every member moves past the ids, chosen or not, so later agreements stay consistent */
     mpi_ctx_settle(ctx, INTER_CTX_IDS);
     if (sel == MPI_UNDEFINED) {
