@@ -1600,7 +1600,31 @@ void p2p_set_lock_hooks(const p2p_lock_hooks *h)
         lock_hooks = (p2p_lock_hooks){0};
 }
 
+/* 1 while an application thread runs p2p_wait_step: the real-time progress thread reads it, without
+ * the lock, to tell a call that waits (and progresses by itself) from one that posts and returns. */
+static atomic_int app_in_wait_step;
+
+int p2p_app_waiting(void)
+{
+    return atomic_load_explicit(&app_in_wait_step, memory_order_relaxed);
+}
+
+int p2p_oversubscribed(void)
+{
+    return P.oversubscribed;
+}
+
+static void wait_step(p2p_waiter *w);
+
 void p2p_wait_step(p2p_waiter *w)
+{
+    /* relaxed: a hint for one sleep's length, ordered by nothing */
+    atomic_store_explicit(&app_in_wait_step, 1, memory_order_relaxed);
+    wait_step(w);
+    atomic_store_explicit(&app_in_wait_step, 0, memory_order_relaxed);
+}
+
+static void wait_step(p2p_waiter *w)
 {
     stage_settle();
     /* The spin loop's common case: nothing arrived and nothing of ours is queued. */

@@ -124,6 +124,10 @@ typedef struct p2p_waiter {
 } p2p_waiter;
 #define P2P_WAITER_INIT {0, 0}
 void p2p_wait_step(p2p_waiter *w);
+/* Whether an application thread is inside p2p_wait_step now (a hint, read without the lock). */
+int p2p_app_waiting(void);
+/* Whether this node runs more ranks than it has online CPUs (set at start-up). */
+int p2p_oversubscribed(void);
 
 /* Convenience: block until req->done. */
 void p2p_wait(p2p_req *req);

@@ -134,6 +134,7 @@ typedef struct p2p_engine {
     size_t eager_limit;
     size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */
     uint32_t spin_polls;
+    int oversubscribed;  /* more ranks than online CPUs */
     uint64_t yield_ns;
     /* Threads of this process (MPI_THREAD_MULTIPLE): completions and unexpected arrivals counted,
      * so a thread leaving p2p rings the doorbell for another one that sleeps on it only when it
