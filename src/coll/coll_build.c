@@ -535,7 +535,8 @@ static GOAL_Vertex build_rs_halving(bld *b, loc src, loc acc, GOAL_Vertex last, 
         dep(b, last, s);
         sends[(*nsends)++] = s;
         if (from_src)
-            last = vrecv_fold_from(b, kn, esize, peer, 310 + k, at(src, ko * esize), at(acc, ko * esize), last);
+            last = vrecv_fold_from(b, kn, esize, peer, 310 + k, at(src, ko * esize), at(acc, ko * esize),
+                                   last);
         else
             last = vrecv_fold(b, kn, esize, peer, 310 + k, at(acc, ko * esize), last);
         from_src = 0;

@@ -57,13 +57,14 @@ static void pt_sleep_lock_taken(void)
 /* The real-time thread's lock-taken sleep. 200 us while the application waits for a non-blocking
  * collective (its wait progresses the run by itself, and every wake-up of ours would preempt it);
  * PT_RT_SLEEP_LOCKED_SHORT_NS otherwise: in a posting call, which returns soon, or in a blocking
- * call with nothing non-blocking in flight. Oversubscribed nodes keep 200 us: there each wake-up
- * of a real-time thread preempts some rank (np 4 on 2 CPUs: 67-77 % overlap and a 10 % slower
- * 1 MiB Iallreduce with the short sleep, against 74-81 % without, 5 interleaved runs). Traced at np 2 (1 MiB Iallreduce posted
- * right after a barrier): the barrier's arrival woke the thread while its rank was inside
- * MPI_Barrier, the thread found the lock taken and slept 200 us, and the collective posted
- * meanwhile sat untouched; a computation shorter than that left the pull and the reduction to
- * MPI_Wait (the two clusters of np 2 overlap figures in bench/coll/README.md). */
+ * call with nothing non-blocking in flight. Why: traced at np 2 (1 MiB Iallreduce posted right
+ * after a barrier), the barrier's arrival woke the thread while its rank was inside MPI_Barrier,
+ * the thread found the lock taken and slept 200 us, and the collective posted meanwhile sat
+ * untouched; a computation shorter than that left the pull and the reduction to MPI_Wait (the two
+ * clusters of np 2 overlap figures in bench/coll/README.md). Oversubscribed nodes keep 200 us:
+ * there each wake-up of a real-time thread preempts some rank (np 4 on 2 CPUs: 67-77 % overlap and
+ * a 10 % slower 1 MiB Iallreduce with the short sleep, against 74-81 % without, 5 interleaved
+ * runs). */
 static void pt_rt_sleep_lock_taken(void)
 {
     int long_sleep = p2p_oversubscribed() || (goal_exec_in_flight() && p2p_app_waiting());
