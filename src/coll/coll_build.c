@@ -1067,50 +1067,102 @@ static void build_reduce_scatter(bld *b, const coll_spec *a)
     }
 }
 
+/* Whether rank x exchanges again after step `mask` of the recursive-doubling scan (its partial P is
+ * needed later). Both partners of a step evaluate it for the lower one, so they agree on whether
+ * the upper one sends its P down. */
+static int scan_has_later_step(int x, int mask, int p)
+{
+    for (int m = mask << 1; m < p; m <<= 1)
+        if ((x ^ m) < p)
+            return 1;
+    return 0;
+}
+
 /* Recursive-doubling scan: P covers a block of ranks around r, A is the prefix through r
- * (exclusive: up to r-1, absent until a lower partner contributes). */
+ * (exclusive: up to r-1, absent until a lower partner contributes). A lives in the receive buffer
+ * and P starts as the input itself, so copies happen only where a buffer must change: the input
+ * into the receive buffer (inclusive, out of place), P's first update, and in place one copy of the
+ * input. A step's upper rank sends its P down only if the lower one exchanges again, and the last
+ * update of P is skipped: at np 2 the exclusive scan is one message into the receive buffer. */
 static void build_scan(bld *b, const coll_spec *a, int exclusive)
 {
     const coll_spec *k = a;
     int p = b->p, r = b->r;
     size_t n = k->count * k->esize;
-    loc src = k->sb == COLL_IN_PLACE ? U(k->rb) : U(k->sb);
-    loc P = S(b, n), A = S(b, n);
-    GOAL_Vertex lastP = vcopy(b, src, P, n), lastA = GOAL_INVALID_VERTEX;
-    int have_a = 0;
-    if (!exclusive) {
-        lastA = vcopy(b, src, A, n);
-        have_a = 1;
+    int inplace = k->sb == COLL_IN_PLACE;
+    loc rb = U(k->rb);
+    loc P = inplace ? rb : U(k->sb);
+    int p_owned = 0; /* P is scratch of ours (else the input, read-only) */
+    GOAL_Vertex lastP = GOAL_INVALID_VERTEX, lastA = GOAL_INVALID_VERTEX;
+    if (inplace && p > 1) { /* A is written in rb, which P would otherwise still be read from */
+        loc c = S(b, n);
+        lastP = vcopy(b, P, c, n);
+        lastA = lastP; /* no write of rb before the copy read it */
+        P = c;
+        p_owned = 1;
     }
+    int have_a = !exclusive;
+    if (!exclusive && !inplace)
+        lastA = vcopy(b, U(k->sb), rb, n);
     for (int mask = 1, step = 0; mask < p; mask <<= 1, step++) {
         int partner = r ^ mask;
         if (partner >= p)
             continue;
-        loc T = S(b, n);
-        GOAL_Vertex s = vsend(b, P, n, partner, step);
-        GOAL_Vertex rv = vrecv(b, T, n, partner, step);
-        dep(b, lastP, s);
+        int need_p = scan_has_later_step(r, mask, p);
         if (partner < r) {
-            GOAL_Vertex ua = have_a ? vred(b, T, A, k->count) : vcopy(b, T, A, n);
-            dep(b, rv, ua);
-            dep(b, lastA, ua);
-            lastA = ua;
-            have_a = 1;
+            GOAL_Vertex s = GOAL_INVALID_VERTEX;
+            if (scan_has_later_step(partner, mask, p)) {
+                s = vsend(b, P, n, partner, step);
+                dep(b, lastP, s);
+            }
+            loc T; /* the lower block's partial */
+            int t_is_rb = !have_a;
+            if (!have_a) { /* exclusive, first contribution: it is A, straight into rb */
+                T = rb;
+                GOAL_Vertex rv = vrecv(b, rb, n, partner, step);
+                dep(b, lastA, rv);
+                lastA = rv;
+                have_a = 1;
+            } else {
+                T = S(b, n);
+                GOAL_Vertex rv = vrecv(b, T, n, partner, step);
+                GOAL_Vertex ua = vred(b, T, rb, k->count); /* A = T op A */
+                dep(b, rv, ua);
+                dep(b, lastA, ua);
+                lastA = ua;
+            }
+            if (!need_p)
+                continue;
+            if (!p_owned) { /* P = T op P must write: move P off the input first */
+                loc c = S(b, n);
+                GOAL_Vertex cp = vcopy(b, P, c, n);
+                dep(b, lastP, cp);
+                lastP = cp;
+                P = c;
+                p_owned = 1;
+            }
             GOAL_Vertex up = vred(b, T, P, k->count); /* P = T op P, after P was sent */
-            dep(b, rv, up);
+            dep(b, lastA, up); /* T is complete (received, or folded into A) */
             dep(b, s, up);
             dep(b, lastP, up);
             lastP = up;
+            if (t_is_rb)
+                lastA = up; /* later updates of A (rb) wait until this one read it */
         } else {
+            GOAL_Vertex s = vsend(b, P, n, partner, step);
+            dep(b, lastP, s);
+            if (!need_p)
+                continue;
+            loc T = S(b, n);
+            GOAL_Vertex rv = vrecv(b, T, n, partner, step);
             GOAL_Vertex up = vred(b, P, T, k->count); /* T = P op T; P moves to T */
             dep(b, rv, up);
             dep(b, lastP, up);
             lastP = up;
             P = T;
+            p_owned = 1;
         }
     }
-    if (have_a)
-        dep(b, lastA, vcopy(b, A, U(k->rb), n));
 }
 
 /* Neighbourhood exchange: every send and receive is posted at once, none depends on another (a

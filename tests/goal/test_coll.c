@@ -170,6 +170,32 @@ static void test_reduce_allreduce(void)
         CHECK(!memcmp(&ex, &exp_ex, sizeof ex), "exscan");
     else
         CHECK(ex.a == 9 && ex.d == 9, "exscan must not touch rank 0's buffer");
+    /* Vectors (200 matrices: 6400 B, beyond the eager limit) in place and not: the scan reads its
+     * input from the receive buffer while it writes its prefix there. */
+    enum { NV = 200 };
+    mat *vin = malloc(NV * sizeof(mat)), *vs = malloc(NV * sizeof(mat)), *vx = malloc(NV * sizeof(mat));
+    mat *wpre = malloc(NV * sizeof(mat)), *wex = malloc(NV * sizeof(mat));
+    for (size_t i = 0; i < NV; i++) {
+        vin[i] = mval(me, i);
+        wpre[i] = mval(0, i);
+        for (int r = 1; r <= me; r++) {
+            if (r == me)
+                wex[i] = wpre[i];
+            wpre[i] = mmul(wpre[i], mval(r, i));
+        }
+    }
+    for (int ip = 0; ip < 2; ip++) {
+        memcpy(vs, vin, NV * sizeof(mat));
+        memcpy(vx, vin, NV * sizeof(mat));
+        CHECK(coll_iscan(ip ? COLL_IN_PLACE : (const void *)vin, vs, NV, sizeof(mat), &MATMUL, &C, &r1) == 0 &&
+                  coll_wait(r1) == 0, "iscan vector");
+        CHECK(coll_iexscan(ip ? COLL_IN_PLACE : (const void *)vin, vx, NV, sizeof(mat), &MATMUL, &C, &r2) == 0 &&
+                  coll_wait(r2) == 0, "iexscan vector");
+        CHECK(!memcmp(vs, wpre, NV * sizeof(mat)), "scan vector%s", ip ? " in place" : "");
+        if (me > 0)
+            CHECK(!memcmp(vx, wex, NV * sizeof(mat)), "exscan vector%s", ip ? " in place" : "");
+    }
+    free(vin), free(vs), free(vx), free(wpre), free(wex);
 }
 
 static void test_gather_scatter(void)
