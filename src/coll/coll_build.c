@@ -356,15 +356,18 @@ static void build_bcast_scatter_allgather(bld *b, loc buf, size_t count, size_t 
     build_ring_allgather_chunks(b, buf, count, esize, vr, rv, 0, NULL);
 }
 
-/* Binomial reduce of count elements from src into a scratch accumulator; returns the vertex after
- * which *acc holds the result at the tree root (virtual rank 0 = vroot). Non-roots send. */
+/* Binomial reduce of count elements from src; returns the vertex after which *acc holds the result
+ * at the tree root (virtual rank 0 = vroot). Non-roots send. Each fold writes the received buffer
+ * (t = acc op t, lower ranks first), so the accumulator starts as src itself and nothing is copied:
+ * leaves send their input directly. With `into` (at the root only, not aliasing src) the root's
+ * last child is received there, so the result lands in place without a final copy. */
 static GOAL_Vertex build_reduce_tree(bld *b, loc src, size_t count, size_t esize, int vroot,
-                                     loc *acc_out, int tag)
+                                     loc *acc_out, int tag, const loc *into)
 {
     int p = b->p, vr = mod(b->r - vroot, p);
     size_t n = count * esize;
-    loc acc = S(b, n);
-    GOAL_Vertex last = vcopy(b, src, acc, n);
+    loc acc = src;
+    GOAL_Vertex last = GOAL_INVALID_VERTEX;
     for (int mask = 1; mask < p; mask <<= 1) {
         if (vr & mask) {
             GOAL_Vertex s = vsend(b, acc, n, mod(vr - mask + vroot, p), tag);
@@ -373,7 +376,7 @@ static GOAL_Vertex build_reduce_tree(bld *b, loc src, size_t count, size_t esize
             break;
         }
         if (vr + mask < p) {
-            loc t = S(b, n);
+            loc t = into && vr == 0 && mask * 2 >= p ? *into : S(b, n);
             GOAL_Vertex rv = vrecv(b, t, n, (vr + mask + vroot) % p, tag);
             GOAL_Vertex red = vred(b, acc, t, count); /* t = acc op t: lower ranks first */
             dep(b, last, red);
@@ -386,23 +389,35 @@ static GOAL_Vertex build_reduce_tree(bld *b, loc src, size_t count, size_t esize
     return last;
 }
 
+static int same_loc(loc x, loc y)
+{
+    return x.a == y.a && x.m == y.m;
+}
+
 static void build_reduce(bld *b, const coll_spec *a)
 {
     const coll_spec *k = a;
     size_t n = k->count * k->esize;
     int root = k->root;
     int vroot = k->commute ? root : 0; /* rotating the tree would reorder a non-commutative op */
-    loc src = k->sb == COLL_IN_PLACE ? U(k->rb) : U(k->sb);
+    int inplace = k->sb == COLL_IN_PLACE;
+    loc rb = U(k->rb), src = inplace ? rb : U(k->sb);
     loc acc;
-    GOAL_Vertex last = build_reduce_tree(b, src, k->count, k->esize, vroot, &acc, 0);
+    GOAL_Vertex last = build_reduce_tree(b, src, k->count, k->esize, vroot, &acc, 0,
+                                         b->r == root && root == vroot && !inplace ? &rb : NULL);
     if (b->r == vroot) {
-        if (root == vroot)
-            dep(b, last, vcopy(b, acc, U(k->rb), n));
-        else
+        if (root == vroot) {
+            if (!same_loc(acc, rb))
+                dep(b, last, vcopy(b, acc, rb, n));
+        } else {
             dep(b, last, vsend(b, acc, n, root, 1));
+        }
     }
-    if (b->r == root && root != vroot)
-        vrecv(b, U(k->rb), n, vroot, 1);
+    if (b->r == root && root != vroot) {
+        GOAL_Vertex rv = vrecv(b, rb, n, vroot, 1);
+        if (inplace)
+            dep(b, last, rv); /* our send read rb itself */
+    }
 }
 
 /* Recursive doubling with the non-power-of-two fold (first 2*rem ranks pair up); keeps the rank
@@ -1052,18 +1067,23 @@ static void build_reduce_scatter(bld *b, const coll_spec *a)
     size_t mycount = a->rcounts ? (size_t)a->rcounts[b->r] : k->count;
     loc src = k->sb == COLL_IN_PLACE ? U(k->rb) : U(k->sb);
     loc acc;
-    GOAL_Vertex last = build_reduce_tree(b, src, total, k->esize, 0, &acc, 0);
+    GOAL_Vertex last = build_reduce_tree(b, src, total, k->esize, 0, &acc, 0, NULL);
     if (b->r == 0) {
         size_t off = 0;
         for (int i = 0; i < p; i++) {
             size_t c = a->rcounts ? (size_t)a->rcounts[i] : k->count;
-            GOAL_Vertex v = i == 0 ? vcopy(b, at(acc, off * k->esize), U(k->rb), c * k->esize)
-                                   : vsend(b, at(acc, off * k->esize), c * k->esize, i, 1);
+            GOAL_Vertex v = GOAL_INVALID_VERTEX;
+            if (i != 0)
+                v = vsend(b, at(acc, off * k->esize), c * k->esize, i, 1);
+            else if (!same_loc(acc, U(k->rb)))
+                v = vcopy(b, at(acc, off * k->esize), U(k->rb), c * k->esize);
             dep(b, last, v);
             off += c;
         }
     } else {
-        vrecv(b, U(k->rb), mycount * k->esize, 0, 1);
+        GOAL_Vertex rv = vrecv(b, U(k->rb), mycount * k->esize, 0, 1);
+        if (k->sb == COLL_IN_PLACE)
+            dep(b, last, rv); /* our send read rb itself */
     }
 }
 
