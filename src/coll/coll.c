@@ -54,6 +54,7 @@ static int choose(int kind, size_t bytes, int p, int commute, size_t count)
                     : kind == CK_ALLREDUCE ? credo_cfg.coll_allreduce
                     : kind == CK_ALLGATHER ? credo_cfg.coll_allgather
                     : kind == CK_ALLTOALL  ? credo_cfg.coll_alltoall
+                    : kind == CK_RS || kind == CK_RSB ? credo_cfg.coll_reduce_scatter
                                            : NULL;
     return coll_choose(kind, bytes, p, commute, count, v && *v ? coll_algo_by_name(v) : COLL_ALG_AUTO);
 }
@@ -379,6 +380,7 @@ int coll_ireduce_scatter_block(const void *sb, void *rb, size_t count, size_t es
     if (!op)
         return GOAL_ERR_ARG;
     coll_args a = args(CK_RSB, sb, rb, count, esize, 0, op);
+    a.k.alg = choose(CK_RSB, count * esize, c->grp.size, op->commute, count);
     return start(c, &a, op, 1, req);
 }
 
@@ -389,6 +391,11 @@ int coll_ireduce_scatter(const void *sb, void *rb, const int *rcounts, size_t es
         return GOAL_ERR_ARG;
     coll_args a = args(CK_RS, sb, rb, 0, esize, 0, op);
     a.rcounts = rcounts;
+    size_t total = 0;
+    for (int i = 0; i < c->grp.size; i++)
+        total += (size_t)rcounts[i];
+    /* the table looks at the mean block */
+    a.k.alg = choose(CK_RS, total * esize / (size_t)c->grp.size, c->grp.size, op->commute, total);
     return start(c, &a, op, 0, req);
 }
 

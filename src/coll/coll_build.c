@@ -197,6 +197,12 @@ int coll_choose(int kind, size_t bytes, int p, int commute, size_t count, int re
         if (bytes * (size_t)p >= COLL_RING_MIN_BYTES)
             return COLL_ALG_RING;
         return !(p & (p - 1)) ? COLL_ALG_RECDBL : COLL_ALG_BRUCK;
+    case CK_RS:
+    case CK_RSB:
+        /* Pairwise folds the blocks in arrival order: commutative ops only. */
+        if (a == COLL_ALG_BINOMIAL || (a == COLL_ALG_PAIRWISE && commute))
+            return a;
+        return commute ? COLL_ALG_PAIRWISE : COLL_ALG_BINOMIAL;
     case CK_ALLTOALL:
         if (a == COLL_ALG_LINEAR || a == COLL_ALG_PAIRWISE || a == COLL_ALG_BRUCK)
             return a;
@@ -1087,6 +1093,58 @@ static void build_reduce_scatter(bld *b, const coll_spec *a)
     }
 }
 
+/* Pairwise reduce-scatter (commutative ops): in step i every rank sends the block of rank r + i
+ * and receives its own block's part from rank r - i, so each rank moves and folds only its own
+ * block's p - 1 parts, all in parallel, instead of the whole vector meeting at rank 0. The first
+ * part is received straight into the accumulator (the receive buffer, out of place) and the input's
+ * own block folded into it, so nothing is copied out of place; in place the accumulator is scratch,
+ * copied back once every send has read the input. */
+static void build_reduce_scatter_pairwise(bld *b, const coll_spec *a)
+{
+    const coll_spec *k = a;
+    int p = b->p, r = b->r;
+    size_t es = k->esize, off_r = 0, total = 0;
+    size_t *off = calloc((size_t)p, sizeof *off);
+    GOAL_Vertex *sent = calloc((size_t)p, sizeof *sent);
+    if (!off || !sent) {
+        b->err = GOAL_ERR_NOMEM;
+        goto out;
+    }
+    for (int i = 0; i < p; i++) {
+        off[i] = total;
+        total += a->rcounts ? (size_t)a->rcounts[i] : k->count;
+    }
+    off_r = off[r];
+    size_t my = (a->rcounts ? (size_t)a->rcounts[r] : k->count);
+    int inplace = k->sb == COLL_IN_PLACE;
+    loc rb = U(k->rb), src = inplace ? rb : U(k->sb);
+    loc acc = inplace && p > 1 ? S(b, my * es) : rb;
+    GOAL_Vertex last = GOAL_INVALID_VERTEX;
+    if (p == 1 && !inplace)
+        last = vcopy(b, src, rb, my * es);
+    for (int i = 1; i < p; i++) {
+        int to = (r + i) % p, from = mod(r - i, p);
+        size_t tc = a->rcounts ? (size_t)a->rcounts[to] : k->count;
+        sent[i] = vsend(b, at(src, off[to] * es), tc * es, to, 0);
+        loc t = i == 1 ? acc : S(b, my * es);
+        GOAL_Vertex rv = vrecv(b, t, my * es, from, 0);
+        /* first part: acc = (our own block) op acc; later ones: acc = part op acc */
+        GOAL_Vertex red = i == 1 ? vred(b, at(src, off_r * es), acc, my) : vred(b, t, acc, my);
+        dep(b, rv, red);
+        dep(b, last, red);
+        last = red;
+    }
+    if (inplace && p > 1) {
+        GOAL_Vertex cp = vcopy(b, acc, rb, my * es);
+        dep(b, last, cp);
+        for (int i = 1; i < p; i++)
+            dep(b, sent[i], cp);
+    }
+out:
+    free(off);
+    free(sent);
+}
+
 /* Whether rank x exchanges again after step `mask` of the recursive-doubling scan (its partial P is
  * needed later). Both partners of a step evaluate it for the lower one, so they agree on whether
  * the upper one sends its P down. */
@@ -1295,7 +1353,12 @@ int coll_build(const coll_spec *a, int size, int rank, struct goal_sched **out)
                             k->count, k->esize, k->alg);
         break;
     case CK_RSB:
-    case CK_RS: build_reduce_scatter(&b, a); break;
+    case CK_RS:
+        if (k->alg == COLL_ALG_PAIRWISE)
+            build_reduce_scatter_pairwise(&b, a);
+        else
+            build_reduce_scatter(&b, a);
+        break;
     case CK_SCAN: build_scan(&b, a, 0); break;
     case CK_EXSCAN: build_scan(&b, a, 1); break;
     case CK_NEIGHBOR: build_neighbor(&b, a); break;

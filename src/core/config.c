@@ -47,6 +47,8 @@ const config_var credo_config_vars[] = {
     {"CREDO_COLL_GATHER", CONFIG_STRING, "auto", "Gather algorithm: auto, linear, binomial or linear_sync"},
     {"CREDO_COLL_ALLGATHER", CONFIG_STRING, "auto", "Allgather algorithm: auto, recdbl, ring or bruck"},
     {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear, pairwise or bruck"},
+    {"CREDO_COLL_REDUCE_SCATTER", CONFIG_STRING, "auto",
+     "Reduce_scatter(_block) algorithm: auto, binomial (reduce to rank 0, then scatter) or pairwise (commutative ops)"},
     {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2"},
     {NULL, 0, NULL, NULL},
 };
@@ -64,6 +66,7 @@ static const struct {
     {"CREDO_COLL_GATHER", {"auto", "linear", "binomial", "linear_sync", NULL}, offsetof(credo_config, coll_gather)},
     {"CREDO_COLL_ALLGATHER", {"auto", "recdbl", "ring", "bruck", NULL}, offsetof(credo_config, coll_allgather)},
     {"CREDO_COLL_ALLTOALL", {"auto", "linear", "pairwise", "bruck", NULL}, offsetof(credo_config, coll_alltoall)},
+    {"CREDO_COLL_REDUCE_SCATTER", {"auto", "binomial", "pairwise", NULL}, offsetof(credo_config, coll_reduce_scatter)},
 };
 
 /* Stores a CREDO_COLL_* value ("" for auto); -1 with a message naming the choices if unknown. */

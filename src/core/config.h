@@ -33,7 +33,7 @@ typedef struct credo_config {
     int debug;                 /* CREDO_DEBUG */
     /* CREDO_COLL_<NAME>: forced algorithm name, "" = the built-in table (read once, not per call) */
     char coll_bcast[24], coll_allreduce[24], coll_allgather[24], coll_alltoall[24];
-    char coll_barrier[24], coll_reduce[24], coll_gather[24];
+    char coll_barrier[24], coll_reduce[24], coll_gather[24], coll_reduce_scatter[24];
     int progress_thread;       /* CREDO_PROGRESS_THREAD: 1 = background progress thread */
     int progress_rt;           /* CREDO_PROGRESS_RT: 1 = that thread at SCHED_FIFO, doorbell-driven */
 } credo_config;

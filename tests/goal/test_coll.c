@@ -315,6 +315,16 @@ static void test_allgather_alltoall(void)
                 w += val(r * 100 + me, i, 6);
             CHECK(out[i] == w, "reduce_scatter_block n %zu i %zu", n, i);
         }
+        /* in place: the input is the whole receive buffer, the result its first block */
+        memcpy(rb, sb, tot * 8);
+        CHECK(coll_ireduce_scatter_block(COLL_IN_PLACE, rb, n, 8, &SUM, &C, &rq) == 0 && coll_wait(rq) == 0,
+              "rsb ip");
+        for (size_t i = 0; i < n; i++) {
+            int64_t w = 0;
+            for (int r = 0; r < np; r++)
+                w += val(r * 100 + me, i, 6);
+            CHECK(rb[i] == w, "reduce_scatter_block in place n %zu i %zu", n, i);
+        }
         free(out);
         free(sb), free(rb);
     }
@@ -356,6 +366,15 @@ static void test_allgather_alltoall(void)
         for (int r = 0; r < np; r++)
             w += val(r, (size_t)(off + i), 8);
         CHECK(out[i] == w, "reduce_scatter i %d", i);
+    }
+    for (int i = 0; i < total; i++)
+        full[i] = val(me, (size_t)i, 8);
+    CHECK(coll_ireduce_scatter(COLL_IN_PLACE, full, rcnt, 8, &SUM, &C, &rq) == 0 && coll_wait(rq) == 0, "rs ip");
+    for (int i = 0; i < rcnt[me]; i++) {
+        int64_t w = 0;
+        for (int r = 0; r < np; r++)
+            w += val(r, (size_t)(off + i), 8);
+        CHECK(full[i] == w, "reduce_scatter in place i %d", i);
     }
     free(rcnt), free(full), free(sc), free(sd), free(rc), free(rd), free(sb), free(rb);
 }
