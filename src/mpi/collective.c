@@ -594,6 +594,11 @@ static int do_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int r
     if (mrc == MPI_SUCCESS) {
         if (x && comm->rank == root)
             x->out.unpack = 0; /* the root's buffer is only read */
+        if (!req) { /* coll_bcast may skip the schedule (coll.c) */
+            grc = coll_bcast(d, (size_t)count * dt->size, 1, root, &comm->coll);
+            mc_unpack_free(x, grc == GOAL_SUCCESS);
+            return mc_blocking_result(fn, comm, grc);
+        }
         grc = coll_ibcast(d, (size_t)count * dt->size, 1, root, &comm->coll, &r);
     }
     return mc_finish(fn, comm, grc, mrc, r, x, req);
