@@ -468,7 +468,13 @@ int coll_wait(p2p_req *req)
  * Barrier k + 1's message from a rank cannot overtake its barrier-k message (non-overtaking), so
  * one tag serves every blocking barrier. Sending to all before receiving cannot deadlock (see
  * direct_exchange). */
-enum { COLL_BARRIER_DIRECT_TAG = 1, COLL_ALLREDUCE_DIRECT_TAG = 2, COLL_BCAST_DIRECT_TAG = 3 };
+enum {
+    COLL_BARRIER_DIRECT_TAG = 1,
+    COLL_ALLREDUCE_DIRECT_TAG = 2,
+    COLL_BCAST_DIRECT_TAG = 3,
+    COLL_GATHER_DIRECT_TAG = 4,
+    COLL_SCATTER_DIRECT_TAG = 5
+};
 
 static int job_rank(const goal_group *g, int r)
 {
@@ -574,6 +580,68 @@ int coll_bcast(void *buf, size_t count, size_t esize, int root, coll_comm *c)
         return direct_bcast(c, buf, count * esize, root);
     p2p_req *r;
     int rc = coll_ibcast(buf, count, esize, root, c, &r);
+    return rc ? rc : coll_wait(r);
+}
+
+/* Blocking linear gather and scatter of eager-sized blocks without a schedule: the schedule's
+ * messages through p2p's calls (tags as for the direct barrier: one message per rank and call, in
+ * order). At np 2 an 8-byte gather or scatter took 0.80-0.84 us through a run, against 0.37 us
+ * for Open MPI's. Larger blocks, and the binomial gather, keep the schedule. */
+static int direct_linear(coll_comm *c, int gather, const void *sb, void *rb, size_t n, int root)
+{
+    static unsigned char empty_msg; /* p2p wants a buffer even for zero bytes */
+    const goal_group *g = &c->grp;
+    int p = g->size, r = g->rank, tag = gather ? COLL_GATHER_DIRECT_TAG : COLL_SCATTER_DIRECT_TAG;
+    int rc = 0, trunc = 0;
+    p2p_status st;
+    if (r != root) {
+        if (gather)
+            rc = p2p_send(n ? sb : &empty_msg, n, job_rank(g, root), tag, g->ctx, P2P_MODE_STANDARD);
+        else {
+            rc = p2p_recv(n ? rb : &empty_msg, n, job_rank(g, root), tag, g->ctx, &st);
+            trunc = !rc && st.bytes != n;
+        }
+        return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
+    }
+    const unsigned char *s = sb;
+    unsigned char *d = rb;
+    if (gather && sb != COLL_IN_PLACE && n)
+        memcpy(d + (size_t)r * n, sb, n);
+    if (!gather && rb != COLL_IN_PLACE && n)
+        memcpy(rb, s + (size_t)r * n, n);
+    for (int d_ = 1; d_ < p && !rc && !trunc; d_++) {
+        int i = (root + d_) % p;
+        if (gather) {
+            rc = p2p_recv(n ? d + (size_t)i * n : &empty_msg, n, job_rank(g, i), tag, g->ctx, &st);
+            trunc = !rc && st.bytes != n;
+        } else {
+            rc = p2p_send(n ? s + (size_t)i * n : &empty_msg, n, job_rank(g, i), tag, g->ctx, P2P_MODE_STANDARD);
+        }
+    }
+    return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
+}
+
+int coll_gather(const void *sb, void *rb, size_t count, size_t esize, int root, coll_comm *c)
+{
+    if (!root_ok(c, root))
+        return GOAL_ERR_ARG;
+    size_t n = count * esize;
+    if (n <= credo_cfg.eager_limit && choose(CK_GATHER, n, c->grp.size, 1, count) == COLL_ALG_LINEAR)
+        return direct_linear(c, 1, sb, rb, n, root);
+    p2p_req *r;
+    int rc = coll_igather(sb, rb, count, esize, root, c, &r);
+    return rc ? rc : coll_wait(r);
+}
+
+int coll_scatter(const void *sb, void *rb, size_t count, size_t esize, int root, coll_comm *c)
+{
+    if (!root_ok(c, root))
+        return GOAL_ERR_ARG;
+    size_t n = count * esize;
+    if (n <= credo_cfg.eager_limit)
+        return direct_linear(c, 0, sb, rb, n, root);
+    p2p_req *r;
+    int rc = coll_iscatter(sb, rb, count, esize, root, c, &r);
     return rc ? rc : coll_wait(r);
 }
 

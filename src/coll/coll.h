@@ -75,6 +75,9 @@ int coll_ineighbor(const void *sb, int nsend, const coll_nbr *sends, void *rb, i
 int coll_wait(p2p_req *req);
 int coll_barrier(coll_comm *c);
 int coll_bcast(void *buf, size_t count, size_t esize, int root, coll_comm *c);
+/* Blocking gather and scatter (small blocks may skip the schedule). */
+int coll_gather(const void *sb, void *rb, size_t count, size_t esize, int root, coll_comm *c);
+int coll_scatter(const void *sb, void *rb, size_t count, size_t esize, int root, coll_comm *c);
 int coll_reduce(const void *sb, void *rb, size_t count, size_t esize, const coll_op *op, int root,
                 coll_comm *c);
 int coll_allreduce(const void *sb, void *rb, size_t count, size_t esize, const coll_op *op,

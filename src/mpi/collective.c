@@ -807,9 +807,14 @@ static int do_gather(const char *fn, const void *sb, int scount, MPI_Datatype st
     int grc = 0, mrc = view_in(sb, scount, st, &x, &s);
     if (mrc == MPI_SUCCESS && at_root)
         mrc = view_out(rb, rt, 1, NULL, NULL, rcount * p, sb == MPI_IN_PLACE, &x, &d, NULL, NULL);
+    size_t bytes = at_root ? (size_t)rcount * rt->size : (size_t)scount * st->size;
+    if (mrc == MPI_SUCCESS && !req) { /* coll_gather may skip the schedule (coll.c) */
+        grc = coll_gather(s, d, bytes, 1, root, &comm->coll);
+        mc_unpack_free(x, grc == GOAL_SUCCESS);
+        return mc_blocking_result(fn, comm, grc);
+    }
     if (mrc == MPI_SUCCESS)
-        grc = coll_igather(s, d, at_root ? (size_t)rcount * rt->size : (size_t)scount * st->size, 1,
-                           root, &comm->coll, &r);
+        grc = coll_igather(s, d, bytes, 1, root, &comm->coll, &r);
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }
 
@@ -897,9 +902,14 @@ static int do_scatter(const char *fn, const void *sb, int scount, MPI_Datatype s
         mrc = view_in(sb, scount * p, st, &x, &s);
     if (mrc == MPI_SUCCESS && rb != MPI_IN_PLACE)
         mrc = view_out(rb, rt, 1, NULL, NULL, rcount, 0, &x, &d, NULL, NULL);
+    size_t bytes = at_root ? (size_t)scount * st->size : (size_t)rcount * rt->size;
+    if (mrc == MPI_SUCCESS && !req) { /* coll_scatter may skip the schedule (coll.c) */
+        grc = coll_scatter(s, d, bytes, 1, root, &comm->coll);
+        mc_unpack_free(x, grc == GOAL_SUCCESS);
+        return mc_blocking_result(fn, comm, grc);
+    }
     if (mrc == MPI_SUCCESS)
-        grc = coll_iscatter(s, d, at_root ? (size_t)scount * st->size : (size_t)rcount * rt->size,
-                            1, root, &comm->coll, &r);
+        grc = coll_iscatter(s, d, bytes, 1, root, &comm->coll, &r);
     return mc_finish(fn, comm, grc, mrc, r, x, req);
 }
 
