@@ -486,6 +486,32 @@ static int goal_err_of_p2p(int e)
     return e == P2P_ERR_NOMEM ? GOAL_ERR_NOMEM : e == P2P_ERR_TRUNCATE ? GOAL_ERR_TRUNCATE : GOAL_ERR_COMM;
 }
 
+/* The direct paths' sends: blocking, or non-blocking into sends[(*posted)++] where a blocking
+ * rendezvous could wait for a receiver that is itself still sending. Returns a p2p code. */
+static int direct_send(const void *buf, size_t n, int to, int tag, uint32_t ctx, int nonblocking,
+                       p2p_req **sends, int *posted)
+{
+    if (!nonblocking)
+        return p2p_send(buf, n, to, tag, ctx, P2P_MODE_STANDARD);
+    int rc = p2p_isend(buf, n, to, tag, ctx, P2P_MODE_STANDARD, &sends[*posted]);
+    if (!rc)
+        (*posted)++;
+    return rc;
+}
+
+/* Waits for the posted sends and turns the outcome (first p2p error, truncated receive) into a
+ * GOAL code. */
+static int direct_finish(p2p_req **sends, int posted, int rc, int trunc)
+{
+    for (int i = 0; i < posted; i++) {
+        p2p_wait(sends[i]);
+        if (!rc)
+            rc = sends[i]->status.error;
+        p2p_req_free(sends[i]);
+    }
+    return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
+}
+
 /* One direct round: `mine` (n bytes) to every other rank, then rank i's n bytes into rows[i]
  * (mine and rows NULL: zero-byte messages, the barrier). Every rank sends before it receives. An
  * eager send returns once its message is in the peer's ring, but a rendezvous send (n above
@@ -501,26 +527,15 @@ static int direct_exchange(coll_comm *c, int tag, const void *mine, size_t n,
     int nonblocking = n > credo_cfg.eager_limit && p <= COLL_DIRECT_MAX_RANKS, posted = 0, rc = 0, trunc = 0;
     if (!mine)
         mine = &empty_msg;
-    for (int d = 1; d < p && !rc; d++) {
-        int to = job_rank(g, (r + d) % p);
-        if (!nonblocking)
-            rc = p2p_send(mine, n, to, tag, g->ctx, P2P_MODE_STANDARD);
-        else if (!(rc = p2p_isend(mine, n, to, tag, g->ctx, P2P_MODE_STANDARD, &sends[posted])))
-            posted++;
-    }
+    for (int d = 1; d < p && !rc; d++)
+        rc = direct_send(mine, n, job_rank(g, (r + d) % p), tag, g->ctx, nonblocking, sends, &posted);
     for (int d = 1; d < p && !rc && !trunc; d++) {
         int from = (r - d + p) % p;
         p2p_status st;
         rc = p2p_recv(rows ? rows[from] : &empty_msg, n, job_rank(g, from), tag, g->ctx, &st);
         trunc = !rc && st.bytes != n; /* sizes must agree, as in a schedule */
     }
-    for (int i = 0; i < posted; i++) {
-        p2p_wait(sends[i]);
-        if (!rc)
-            rc = sends[i]->status.error;
-        p2p_req_free(sends[i]);
-    }
-    return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
+    return direct_finish(sends, posted, rc, trunc);
 }
 
 int coll_barrier(coll_comm *c)
@@ -557,19 +572,10 @@ static int direct_bcast(coll_comm *c, void *buf, size_t n, int root)
     for (mask >>= 1; mask > 0 && !rc && !trunc; mask >>= 1) {
         if (vr + mask >= p)
             continue;
-        int to = job_rank(g, (vr + mask + root) % p);
-        if (!nonblocking)
-            rc = p2p_send(buf, n, to, COLL_BCAST_DIRECT_TAG, g->ctx, P2P_MODE_STANDARD);
-        else if (!(rc = p2p_isend(buf, n, to, COLL_BCAST_DIRECT_TAG, g->ctx, P2P_MODE_STANDARD, &sends[posted])))
-            posted++;
+        rc = direct_send(buf, n, job_rank(g, (vr + mask + root) % p), COLL_BCAST_DIRECT_TAG, g->ctx,
+                         nonblocking, sends, &posted);
     }
-    for (int i = 0; i < posted; i++) {
-        p2p_wait(sends[i]);
-        if (!rc)
-            rc = sends[i]->status.error;
-        p2p_req_free(sends[i]);
-    }
-    return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
+    return direct_finish(sends, posted, rc, trunc);
 }
 
 int coll_bcast(void *buf, size_t count, size_t esize, int root, coll_comm *c)
@@ -595,13 +601,13 @@ static int direct_linear(coll_comm *c, int gather, const void *sb, void *rb, siz
     int rc = 0, trunc = 0;
     p2p_status st;
     if (r != root) {
-        if (gather)
+        if (gather) {
             rc = p2p_send(n ? sb : &empty_msg, n, job_rank(g, root), tag, g->ctx, P2P_MODE_STANDARD);
-        else {
+        } else {
             rc = p2p_recv(n ? rb : &empty_msg, n, job_rank(g, root), tag, g->ctx, &st);
             trunc = !rc && st.bytes != n;
         }
-        return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
+        return direct_finish(NULL, 0, rc, trunc);
     }
     const unsigned char *s = sb;
     unsigned char *d = rb;
@@ -615,10 +621,11 @@ static int direct_linear(coll_comm *c, int gather, const void *sb, void *rb, siz
             rc = p2p_recv(n ? d + (size_t)i * n : &empty_msg, n, job_rank(g, i), tag, g->ctx, &st);
             trunc = !rc && st.bytes != n;
         } else {
-            rc = p2p_send(n ? s + (size_t)i * n : &empty_msg, n, job_rank(g, i), tag, g->ctx, P2P_MODE_STANDARD);
+            rc = p2p_send(n ? s + (size_t)i * n : &empty_msg, n, job_rank(g, i), tag, g->ctx,
+                          P2P_MODE_STANDARD);
         }
     }
-    return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
+    return direct_finish(NULL, 0, rc, trunc);
 }
 
 int coll_gather(const void *sb, void *rb, size_t count, size_t esize, int root, coll_comm *c)
