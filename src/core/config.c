@@ -26,8 +26,9 @@ const config_var credo_config_vars[] = {
      "smallest rendezvous message pulled with CMA, smaller ones use the pipelined shm copy (0 = CMA for all; "
      "auto = 4m, or 0 with CREDO_PROGRESS_THREAD=1)"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
-    {"CREDO_PREPUSH_BYTES", CONFIG_SIZE, "524288",
-     "per-rank area (64 units) through which rendezvous messages up to 32 KiB travel with their request; 0 = off"},
+    {"CREDO_PREPUSH_BYTES", CONFIG_SIZE, "2097152",
+     "per-rank area (up to 512 units of at least 1 KiB) through which rendezvous messages up to 32 KiB travel "
+     "with their request; 0 = off"},
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
      "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)"},
     {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},

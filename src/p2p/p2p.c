@@ -342,10 +342,20 @@ static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
 /* ------------------------------------------------------------------------------------------------
  * Send side */
 
-/* Bits u .. u + k - 1 of the prepush bitmap. */
-static inline uint64_t prepush_units(uint64_t u, uint64_t k)
+/* Bits u % 64 .. u % 64 + k - 1 of word u / 64 of the prepush bitmap (a message's units never
+ * cross a word). */
+static inline uint64_t prepush_bits(uint64_t u, uint64_t k)
 {
-    return ((k >= 64 ? 0 : (uint64_t)1 << k) - 1) << u;
+    return ((k >= 64 ? 0 : (uint64_t)1 << k) - 1) << (u % 64);
+}
+
+/* A FIN or cancel answer from rank src returns units u .. u + k - 1. */
+static void prepush_give_back(int src, uint64_t u, uint64_t k)
+{
+    if (u / 64 >= P.prepush_words || k == 0 || u % 64 + k > 64)
+        credo_abort(1, "protocol error: rank %d returned prepush units %llu+%llu", src, (unsigned long long)u,
+                    (unsigned long long)k);
+    P.prepush_free[u / 64] |= prepush_bits(u, k);
 }
 
 /* Medium rendezvous messages (above the eager limit, up to MBOX_PREPUSH_MAX) go with their RTS:
@@ -355,20 +365,29 @@ static inline uint64_t prepush_units(uint64_t u, uint64_t k)
  * units the RTS goes as usual. Returns the first unit, or -1. */
 static inline int prepush_take(size_t len)
 {
-    if (len > MBOX_PREPUSH_MAX || !P.prepush_free || (P.cma_ok && len >= P.cma_min))
+    if (len > MBOX_PREPUSH_MAX || !P.prepush_unit || (P.cma_ok && len >= P.cma_min))
         return -1;
     size_t k = (len + P.prepush_unit - 1) / P.prepush_unit;
-    if (k > MBOX_PREPUSH_UNITS)
+    if (k > 64)
         return -1;
-    /* After the loop bit u of runs is set when units u .. u + k - 1 are all free. */
-    uint64_t runs = P.prepush_free;
-    for (size_t i = 1; i < k && runs; i++)
-        runs &= runs >> 1;
-    if (!runs)
-        return -1;
-    int u = __builtin_ctzll(runs);
-    P.prepush_free &= ~prepush_units((uint64_t)u, k);
-    return u;
+    for (unsigned w = 0; w < P.prepush_words; w++) {
+        /* After the loop bit u of runs is set when units u .. u + k - 1 of the word are all free:
+         * doubling run lengths, then one shift for the rest (k - len <= len). */
+        uint64_t runs = P.prepush_free[w];
+        size_t have = 1;
+        while (runs && have * 2 <= k) {
+            runs &= runs >> have;
+            have *= 2;
+        }
+        if (runs && have < k)
+            runs &= runs >> (k - have);
+        if (runs) {
+            unsigned u = w * 64 + (unsigned)__builtin_ctzll(runs);
+            P.prepush_free[w] &= ~prepush_bits(u, k);
+            return (int)u;
+        }
+    }
+    return -1;
 }
 
 static void activate(int dest)
@@ -764,7 +783,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
         const mbox_ctl *pc = P.peer[src].ctl;
         size_t unit = mbox_prepush_unit(pc);
         uint64_t u = raddr & ~MBOX_RTS_PREPUSHED, k = unit ? (mlen + unit - 1) / unit : 0;
-        if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > MBOX_PREPUSH_UNITS)
+        if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > mbox_prepush_nunits(pc) || u % 64 + k > 64)
             credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
                         (unsigned long long)u, src);
         copy_bytes(r->buf, mbox_prepush_area(pc) + u * unit, n);
@@ -1015,7 +1034,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         preq *s = (preq *)(uintptr_t)w[0];
         fc_release(src, 1);
         if (w[1])
-            P.prepush_free |= prepush_units(w[1] - 1, w[2]);
+            prepush_give_back(src, w[1] - 1, w[2]);
         if (s) {
             s->pub.status.bytes = s->len;
             req_complete(s);
@@ -1071,7 +1090,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         s->cancel_sent = CANCEL_NONE;
         if (w[1]) {
             if (w[2])
-                P.prepush_free |= prepush_units(w[2] - 1, w[3]);
+                prepush_give_back(src, w[2] - 1, w[3]);
             s->pub.status.cancelled = 1;
             s->pub.status.bytes = 0;
             req_complete(s);

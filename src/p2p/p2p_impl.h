@@ -127,7 +127,9 @@ typedef struct p2p_engine {
     size_t copy_chunk;
     unsigned char *staging; /* our own staging area (2 halves) */
     unsigned char *prepush; /* our prepush area (right after the halves) */
-    uint64_t prepush_free;  /* bit u: unit u is free (a receiver's FIN returns it) */
+    uint64_t prepush_free[MBOX_PREPUSH_UNITS / 64]; /* bit u % 64 of word u / 64: unit u is free
+                                                      * (a receiver's FIN returns it) */
+    unsigned prepush_words; /* words of prepush_free in use (a message's units lie within one) */
     size_t prepush_unit;    /* bytes per unit (0: CREDO_PREPUSH_BYTES=0, prepush off) */
     int cma_ok;
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */

@@ -128,7 +128,10 @@ int p2p_init(void)
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
     P.prepush = mbox_prepush_area(P.self.ctl);
     P.prepush_unit = mbox_prepush_unit(P.self.ctl);
-    P.prepush_free = P.prepush_unit ? ~(uint64_t)0 : 0; /* MBOX_PREPUSH_UNITS = 64 bits */
+    size_t nunits = mbox_prepush_nunits(P.self.ctl);
+    P.prepush_words = (unsigned)((nunits + 63) / 64);
+    for (size_t u = 0; u < nunits; u++)
+        P.prepush_free[u / 64] |= (uint64_t)1 << (u % 64);
     P.pid[P.rank] = getpid();
     P.st.mailbox_slots = bound;
     snprintf(P.st.scheme, sizeof P.st.scheme, "%s", P.fc->name);

@@ -8,8 +8,8 @@ static const size_t medium[] = {3073, 4096, 8191, 8192, 16384, 32768, 32769, 500
 
 static int rank, size;
 
-/* More outstanding sends than the sender has prepush blocks (8): the rest take the usual
- * rendezvous. All arrive unexpected and are received in reverse order by tag. */
+/* Outstanding sends, all unexpected, received in reverse order by tag. In the area_64k run (64 units
+ * of 1 KiB) they need more units than the area has, so the rest take the usual rendezvous. */
 static void many_unexpected(void) {
     if (rank == 1) {
         char *buf[NMSG];
