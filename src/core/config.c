@@ -19,7 +19,7 @@ const config_var credo_config_vars[] = {
     {"CREDO_CREDIT_SLOTS", CONFIG_INT, "2", "credit-region slots per peer, C"},
     {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize"},
     {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "512",
-     "largest message sent eagerly through the mailbox, bytes (larger ones: rendezvous, up to 32 KiB with the data)"},
+     "largest message sent eagerly through the mailbox, bytes (larger ones: rendezvous, up to 128 KiB with the data)"},
     {"CREDO_CMA", CONFIG_BOOL, "1",
      "pull rendezvous data of CREDO_CMA_MIN bytes or more with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
     {"CREDO_CMA_MIN", CONFIG_STRING, "auto",
@@ -27,7 +27,7 @@ const config_var credo_config_vars[] = {
      "auto = 4m, or 0 with CREDO_PROGRESS_THREAD=1)"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
     {"CREDO_PREPUSH_BYTES", CONFIG_SIZE, "2097152",
-     "per-rank area (up to 512 units of at least 1 KiB) through which rendezvous messages up to 32 KiB travel "
+     "per-rank area (up to 512 units of at least 1 KiB) through which rendezvous messages up to 128 KiB travel "
      "with their request; 0 = off"},
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
      "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)"},

@@ -1,9 +1,11 @@
-/* tests/mpi/prepush.c — medium rendezvous messages (above the eager limit, up to 32 KiB) that travel
+/* tests/mpi/prepush.c — medium rendezvous messages (above the eager limit, up to 128 KiB) that travel
  * with their request: order, data, wildcards, reuse of the send buffer right after MPI_Send. np >= 3. */
 #include "testutil.h"
 
 #define NMSG 40
-static const size_t medium[] = {3073, 4096, 8191, 8192, 16384, 32768, 32769, 5000};
+/* 131072 is MBOX_PREPUSH_MAX, 131073 just above it (it takes the usual rendezvous). */
+static const size_t medium[] = {3073, 4096, 8191, 8192, 16384, 32768, 65536, 131072, 131073, 5000};
+#define MAXLEN 131073
 #define NMED (sizeof medium / sizeof medium[0])
 
 static int rank, size;
@@ -27,11 +29,11 @@ static void many_unexpected(void) {
     } else {
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         if (rank == 0) {
-            char *buf = tu_xmalloc(32769);
+            char *buf = tu_xmalloc(MAXLEN);
             for (int i = NMSG - 1; i >= 0; i--) {
                 size_t n = medium[i % NMED];
                 MPI_Status st;
-                MPI_OK(MPI_Recv(buf, 32769, MPI_BYTE, 1, i, MPI_COMM_WORLD, &st));
+                MPI_OK(MPI_Recv(buf, MAXLEN, MPI_BYTE, 1, i, MPI_COMM_WORLD, &st));
                 int cnt;
                 MPI_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
                 CHECK((size_t)cnt == n, "message %d: %d bytes, expected %zu", i, cnt, n);
@@ -57,11 +59,11 @@ static void any_source(void) {
             free(b);
         }
     } else if (rank == 0) {
-        char *buf = tu_xmalloc(32769);
+        char *buf = tu_xmalloc(MAXLEN);
         int next[3] = {0, 0, 0};
         for (int k = 0; k < 2 * NMSG; k++) {
             MPI_Status st;
-            MPI_OK(MPI_Recv(buf, 32769, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+            MPI_OK(MPI_Recv(buf, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
             int s = st.MPI_SOURCE, i = st.MPI_TAG;
             CHECK(s == 1 || s == 2, "message from rank %d", s);
             CHECK(i == next[s], "from rank %d: tag %d arrived, expected %d (order)", s, i, next[s]);
