@@ -104,25 +104,24 @@ static int fifo_grow(sim_evq *q)
  * Why: the cluster model's queue holds CPU steps and channel heads (about 630 events on average in
  * a 512-rank alltoall, 8192 at peak) and nearly every event of a run passes through it, so the
  * 4-ary heap's sift-down (five levels of 128-bit compares and moves) was a quarter of the run time.
- * A radix heap files an event by the highest bit in which its key differs from `last`, the last key
- * taken out: an append to one of 129 buckets. Taking out the minimum refills bucket 0 from the
- * lowest non-empty bucket (its minimum becomes `last`, the rest move to strictly lower buckets),
- * so an event moves a few times at most and never takes part in a sift. It needs every push to be
- * >= `last`; the key is (time, seq) as a whole, so the order is exactly the heap's (time, then
- * insertion seq). Keys are unique except for identical copies of a stale wake event, whose order
- * among themselves cannot matter. */
-static inline unsigned rb_index(const sim_evkey *last, uint64_t time, uint64_t seq)
+ * A radix heap files an event by the highest bit in which its time differs from `last.time`, the
+ * last time taken out: an append to one of 65 buckets. Bucket 0 holds the events of that time in
+ * seq order (a push there is nearly always the highest seq so far: an append). When it runs empty
+ * it is refilled from the lowest non-empty bucket: its earliest time becomes `last.time`, the
+ * events of that time go to bucket 0 (sorted by seq) and the rest to strictly lower buckets, so an
+ * event moves a few times at most and never takes part in a sift. Filing by time alone (an earlier
+ * version filed by the 128-bit key (time, seq)) puts the many events that share a time straight
+ * into bucket 0 instead of splitting them by their seq bits one refill at a time. The order is
+ * exactly the heap's: time, then seq. Keys are unique except for identical copies of a stale wake
+ * event, whose order among themselves cannot matter. */
+static inline unsigned rb_index(const sim_evkey *last, uint64_t time)
 {
     uint64_t dt = time ^ last->time;
-    if (dt)
-        return 128u - (unsigned)__builtin_clzll(dt); /* 65 + highest differing bit */
-    uint64_t ds = seq ^ last->seq;
-    return ds ? 64u - (unsigned)__builtin_clzll(ds) : 0;
+    return dt ? 64u - (unsigned)__builtin_clzll(dt) : 0; /* 1 + highest differing bit */
 }
 
-static inline int rb_append(sim_evq *q, unsigned b, const sim_event *e)
+static inline int rb_reserve(sim_rbucket *B)
 {
-    sim_rbucket *B = &q->rb[b];
     if (B->n == B->cap) {
         uint32_t ncap = B->cap ? B->cap * 2 : 64;
         sim_event *ne = realloc(B->e, (size_t)ncap * sizeof *ne);
@@ -131,47 +130,97 @@ static inline int rb_append(sim_evq *q, unsigned b, const sim_event *e)
         B->e = ne;
         B->cap = ncap;
     }
+    return 0;
+}
+
+static inline int rb_append(sim_evq *q, unsigned b, const sim_event *e)
+{
+    sim_rbucket *B = &q->rb[b];
+    if (rb_reserve(B) != 0)
+        return -1;
     B->e[B->n++] = *e;
     q->rmask[b >> 6] |= 1ull << (b & 63);
     return 0;
 }
 
-/* Bucket 0 is empty and the radix part is not: the lowest non-empty bucket's minimum becomes
- * `last` and its events move down (all to buckets below it: they agree with the new `last` on
- * every bit above the one that put them there). Returns -1 out of memory: the queue is then no
- * longer ordered, and the run fails (sim_run). */
+/* An event at the current time: into bucket 0 at its seq's place (after every lower seq). */
+static int b0_insert(sim_evq *q, const sim_event *e)
+{
+    sim_rbucket *B = &q->rb[0];
+    if (q->b0head == B->n)
+        B->n = q->b0head = 0;
+    if (rb_reserve(B) != 0)
+        return -1;
+    uint32_t i = B->n;
+    while (i > q->b0head && B->e[i - 1].seq > e->seq) {
+        B->e[i] = B->e[i - 1];
+        i--;
+    }
+    B->e[i] = *e;
+    B->n++;
+    q->rmask[0] |= 1;
+    return 0;
+}
+
+static int seq_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const sim_event *)a)->seq, y = ((const sim_event *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+/* Bucket 0 is empty and the radix part is not: the lowest non-empty bucket's earliest time becomes
+ * `last.time`; its events of that time go to bucket 0 in seq order, the others to lower buckets
+ * (they agree with the new `last.time` on every bit above the one that put them there). Returns -1
+ * out of memory: the queue is then no longer ordered, and the run fails (sim_run). */
 static int rb_refill(sim_evq *q)
 {
-    unsigned w = q->rmask[0] ? 0 : q->rmask[1] ? 1 : 2;
+    unsigned w = q->rmask[0] ? 0 : 1;
     unsigned b = w * 64 + (unsigned)__builtin_ctzll(q->rmask[w]);
     sim_rbucket *B = &q->rb[b];
     sim_event *e = B->e;
-    uint32_t n = B->n, mi = 0;
-    if (n == 1) { /* the common case: it is the minimum, moved to bucket 0 by swapping arrays */
+    uint32_t n = B->n;
+    q->rb[0].n = q->b0head = 0;
+    if (n == 1) { /* the common case: moved to bucket 0 by swapping arrays */
         sim_rbucket t = q->rb[0];
         q->rb[0] = *B;
         *B = t;
-        q->last = (sim_evkey){e[0].time, e[0].seq};
+        q->last.time = q->rb[0].e[0].time;
         q->rmask[w] &= ~(1ull << (b & 63));
         q->rmask[0] |= 1;
         return 0;
     }
+    uint64_t mt = e[0].time;
     for (uint32_t i = 1; i < n; i++)
-        if (ev_less(&e[i], &e[mi]))
-            mi = i;
-    q->last = (sim_evkey){e[mi].time, e[mi].seq};
+        mt = e[i].time < mt ? e[i].time : mt;
+    q->last.time = mt;
     q->rmask[w] &= ~(1ull << (b & 63));
     B->n = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (rb_append(q, rb_index(&q->last, e[i].time, e[i].seq), &e[i]) != 0)
+        if (rb_append(q, rb_index(&q->last, e[i].time), &e[i]) != 0)
             return -1;
+    /* bucket 0 came from one bucket whose order is the order of pushes and moves, not seq order */
+    sim_rbucket *Z = &q->rb[0];
+    if (Z->n > 16) {
+        qsort(Z->e, Z->n, sizeof *Z->e, seq_cmp);
+    } else {
+        for (uint32_t i = 1; i < Z->n; i++) {
+            sim_event x = Z->e[i];
+            uint32_t k = i;
+            while (k > 0 && Z->e[k - 1].seq > x.seq) {
+                Z->e[k] = Z->e[k - 1];
+                k--;
+            }
+            Z->e[k] = x;
+        }
+    }
     return 0;
 }
 
 int sim_evq_push(sim_evq *q, const sim_event *e)
 {
-    if (q->radix && !key_less(&(sim_evkey){e->time, e->seq}, &q->last)) {
-        if (rb_append(q, rb_index(&q->last, e->time, e->seq), e) != 0)
+    if (q->radix && e->time >= q->last.time) {
+        unsigned b = rb_index(&q->last, e->time);
+        if ((b ? rb_append(q, b, e) : b0_insert(q, e)) != 0)
             return -1;
         q->rn++;
     } else if (!q->radix && (q->fcount == 0 || !ev_less(e, &q->fifo[(q->fhead + q->fcount - 1) & (q->fcap - 1)]))) {
@@ -240,14 +289,16 @@ static void heap_pop(sim_evq *q, sim_event *out)
 int sim_evq_pop(sim_evq *q, sim_event *out)
 {
     if (q->radix && q->rn) {
-        if (q->rb[0].n == 0 && rb_refill(q) != 0)
+        if (q->b0head == q->rb[0].n && rb_refill(q) != 0)
             return -1;
         sim_rbucket *B0 = &q->rb[0];
-        const sim_event *top = &B0->e[B0->n - 1];
+        const sim_event *top = &B0->e[q->b0head];
         if (q->n == 0 || !key_less(&HK(q, 0), &(sim_evkey){top->time, top->seq})) {
             *out = *top;
-            if (--B0->n == 0)
+            if (++q->b0head == B0->n) {
+                B0->n = q->b0head = 0;
                 q->rmask[0] &= ~1ull;
+            }
             q->rn--;
             return 1;
         }

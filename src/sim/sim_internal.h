@@ -35,17 +35,16 @@ enum sim_ev_kind {
 /* Two exact layouts of one queue (see sim_engine.c, "event queue"):
  * - LogGOPS model: a 4-ary heap plus a sorted FIFO lane: events pushed in non-decreasing key order
  *   (the common case: initial operations, per-host chains) bypass the heap entirely.
- * - Cluster model (radix = 1): a radix heap on the 128-bit key (time, seq). Every push there is
- *   not below the last popped key (time never goes back, and an event at the current time either
- *   takes a new seq or is the next packet of the channel whose head was just popped), which is all
- *   a radix heap needs; a push below it (not expected) goes to the 4-ary heap, so the order stays
- *   exact regardless. */
+ * - Cluster model (radix = 1): a radix heap on time, with the events of the current time in a
+ *   bucket kept in seq order. Every push there is not earlier than the last popped time (time never
+ *   goes back), which is all a radix heap needs; a push below it (not expected) goes to the 4-ary
+ *   heap, so the order stays exact regardless. */
 typedef struct sim_evkey {
     uint64_t time, seq;
 } sim_evkey;
 
-#define SIM_RB_N 129 /* bucket 0: key == last; 1..64: same time, seq differs first at bit b-1;
-                        65..128: time differs first at bit b-65 */
+#define SIM_RB_N 65 /* bucket 0: time == last.time, in seq order from b0head on; 1..64: time
+                       differs from last.time first at bit b-1 */
 
 typedef struct sim_rbucket {
     sim_event *e;
@@ -60,10 +59,11 @@ typedef struct sim_evq {
     size_t fhead, fcount, fcap; /* fcap is a power of two */
     size_t peak;
     int radix;        /* the radix layout (set before the first push; the FIFO lane is then unused) */
-    sim_evkey last;   /* radix: the last key taken out (all queued radix keys are >= it) */
+    sim_evkey last;   /* radix: last.time is the last time taken out (all queued radix times are >= it) */
+    uint32_t b0head;  /* radix: bucket 0's next event (its events before b0head were taken out) */
     size_t rn;        /* radix: events in the buckets */
     uint64_t early;   /* radix: pushes below `last` that went to the 4-ary heap (expected 0) */
-    uint64_t rmask[3]; /* radix: bit b set = bucket b not empty */
+    uint64_t rmask[2]; /* radix: bit b set = bucket b not empty */
     sim_rbucket rb[SIM_RB_N];
 } sim_evq;
 

@@ -25,7 +25,7 @@ static uint64_t rnd(void)
 }
 
 /* A time offset from `now`: often 0 (equal times are where seq decides), else over many scales
- * (the radix buckets cover 64 bits of time and 64 of seq). */
+ * (the radix buckets cover 64 bits of time; equal times meet in bucket 0, ordered by seq). */
 static uint64_t offset(void)
 {
     switch (rnd() % 6) {
