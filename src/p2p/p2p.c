@@ -349,10 +349,11 @@ static inline uint64_t prepush_bits(uint64_t u, uint64_t k)
     return ((k >= 64 ? 0 : (uint64_t)1 << k) - 1) << (u % 64);
 }
 
-/* A FIN or cancel answer from rank src returns units u .. u + k - 1. */
+/* A FIN or cancel answer from rank src returns units u .. u + k - 1 (none for an empty message, which
+ * takes unit u's place in the RTS but no unit). */
 static void prepush_give_back(int src, uint64_t u, uint64_t k)
 {
-    if (u / 64 >= P.prepush_words || k == 0 || u % 64 + k > 64)
+    if (u / 64 >= P.prepush_words || u % 64 + k > 64)
         credo_abort(1, "protocol error: rank %d returned prepush units %llu+%llu", src, (unsigned long long)u,
                     (unsigned long long)k);
     P.prepush_free[u / 64] |= prepush_bits(u, k);

@@ -103,6 +103,26 @@ static void sync_waits_for_match(void) {
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Empty synchronous sends are rendezvous too: with prepush they name a unit but hold none, and
+ * their FIN returns none (a FIN of zero units once aborted the receiver as a protocol error). */
+static void empty_sync_sends(void) {
+    if (rank == 1) {
+        MPI_Request rq;
+        MPI_OK(MPI_Ssend(NULL, 0, MPI_BYTE, 0, 11, MPI_COMM_WORLD));
+        MPI_OK(MPI_Issend(NULL, 0, MPI_BYTE, 0, 12, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    } else if (rank == 0) {
+        for (int tag = 11; tag <= 12; tag++) {
+            MPI_Status st;
+            int cnt = -1;
+            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &st));
+            MPI_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+            CHECK(cnt == 0, "empty synchronous message %d: count %d", tag, cnt);
+        }
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 #ifdef CREDO_STATS
 /* credo only (MPI allows either): with a free prepush block, a standard-mode medium send is
  * buffered and returns before its receive is posted; rank 0 posts it after a later message. */
@@ -132,6 +152,7 @@ int main(int argc, char **argv) {
         many_unexpected();
         any_source();
         sync_waits_for_match();
+        empty_sync_sends();
     }
     tu_note("%d medium messages unexpected and received out of order, %d by MPI_ANY_SOURCE from 2 "
             "senders, synchronous sends held until matched: data and order intact",
