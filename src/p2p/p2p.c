@@ -349,11 +349,10 @@ static inline uint64_t prepush_bits(uint64_t u, uint64_t k)
     return ((k >= 64 ? 0 : (uint64_t)1 << k) - 1) << (u % 64);
 }
 
-/* A FIN or cancel answer from rank src returns units u .. u + k - 1 (none for an empty message, which
- * takes unit u's place in the RTS but no unit). */
+/* A FIN or cancel answer from rank src returns units u .. u + k - 1. */
 static void prepush_give_back(int src, uint64_t u, uint64_t k)
 {
-    if (u / 64 >= P.prepush_words || u % 64 + k > 64)
+    if (u / 64 >= P.prepush_words || k == 0 || u % 64 + k > 64)
         credo_abort(1, "protocol error: rank %d returned prepush units %llu+%llu", src, (unsigned long long)u,
                     (unsigned long long)k);
     P.prepush_free[u / 64] |= prepush_bits(u, k);
@@ -366,7 +365,9 @@ static void prepush_give_back(int src, uint64_t u, uint64_t k)
  * units the RTS goes as usual. Returns the first unit, or -1. */
 static inline int prepush_take(size_t len)
 {
-    if (len > MBOX_PREPUSH_MAX || !P.prepush_unit || (P.cma_ok && len >= P.cma_min))
+    /* An empty message (a synchronous send of nothing, often from a NULL buffer) has nothing to push:
+     * it goes as a plain RTS, and the receiver answers with a FIN of no units. */
+    if (len == 0 || len > MBOX_PREPUSH_MAX || !P.prepush_unit || (P.cma_ok && len >= P.cma_min))
         return -1;
     size_t k = (len + P.prepush_unit - 1) / P.prepush_unit;
     if (k > 64)

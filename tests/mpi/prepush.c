@@ -103,8 +103,9 @@ static void sync_waits_for_match(void) {
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
-/* Empty synchronous sends are rendezvous too: with prepush they name a unit but hold none, and
- * their FIN returns none (a FIN of zero units once aborted the receiver as a protocol error). */
+/* Empty synchronous sends are rendezvous too, from a NULL buffer here: they have nothing to prepush
+ * and go as a plain RTS that the FIN completes. (Prepushed, they once copied from NULL, undefined
+ * behaviour that UBSan reports, and their FIN of zero units aborted the receiver.) */
 static void empty_sync_sends(void) {
     if (rank == 1) {
         MPI_Request rq;
