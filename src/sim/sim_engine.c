@@ -104,19 +104,19 @@ static int fifo_grow(sim_evq *q)
  * Why: the cluster model's queue holds CPU steps and channel heads (about 630 events on average in
  * a 512-rank alltoall, 8192 at peak) and nearly every event of a run passes through it, so the
  * 4-ary heap's sift-down (five levels of 128-bit compares and moves) was a quarter of the run time.
- * A radix heap files an event by the highest bit in which its time differs from `last.time`, the
+ * A radix heap files an event by the highest bit in which its time differs from `last_time`, the
  * last time taken out: an append to one of 65 buckets. Bucket 0 holds the events of that time in
  * seq order (a push there is nearly always the highest seq so far: an append). When it runs empty
- * it is refilled from the lowest non-empty bucket: its earliest time becomes `last.time`, the
+ * it is refilled from the lowest non-empty bucket: its earliest time becomes `last_time`, the
  * events of that time go to bucket 0 (sorted by seq) and the rest to strictly lower buckets, so an
  * event moves a few times at most and never takes part in a sift. Filing by time alone (an earlier
  * version filed by the 128-bit key (time, seq)) puts the many events that share a time straight
  * into bucket 0 instead of splitting them by their seq bits one refill at a time. The order is
  * exactly the heap's: time, then seq. Keys are unique except for identical copies of a stale wake
  * event, whose order among themselves cannot matter. */
-static inline unsigned rb_index(const sim_evkey *last, uint64_t time)
+static inline unsigned rb_index(uint64_t last_time, uint64_t time)
 {
-    uint64_t dt = time ^ last->time;
+    uint64_t dt = time ^ last_time;
     return dt ? 64u - (unsigned)__builtin_clzll(dt) : 0; /* 1 + highest differing bit */
 }
 
@@ -143,7 +143,17 @@ static inline int rb_append(sim_evq *q, unsigned b, const sim_event *e)
     return 0;
 }
 
-/* An event at the current time: into bucket 0 at its seq's place (after every lower seq). */
+/* Puts x into e[lo .. n] after every lower seq; e[lo .. n - 1] is in seq order, e[n] is free. */
+static inline void seq_place(sim_event *e, uint32_t lo, uint32_t n, const sim_event *x)
+{
+    while (n > lo && e[n - 1].seq > x->seq) {
+        e[n] = e[n - 1];
+        n--;
+    }
+    e[n] = *x;
+}
+
+/* An event at the current time: into bucket 0 at its seq's place. */
 static int b0_insert(sim_evq *q, const sim_event *e)
 {
     sim_rbucket *B = &q->rb[0];
@@ -151,13 +161,7 @@ static int b0_insert(sim_evq *q, const sim_event *e)
         B->n = q->b0head = 0;
     if (rb_reserve(B) != 0)
         return -1;
-    uint32_t i = B->n;
-    while (i > q->b0head && B->e[i - 1].seq > e->seq) {
-        B->e[i] = B->e[i - 1];
-        i--;
-    }
-    B->e[i] = *e;
-    B->n++;
+    seq_place(B->e, q->b0head, B->n++, e);
     q->rmask[0] |= 1;
     return 0;
 }
@@ -169,8 +173,8 @@ static int seq_cmp(const void *a, const void *b)
 }
 
 /* Bucket 0 is empty and the radix part is not: the lowest non-empty bucket's earliest time becomes
- * `last.time`; its events of that time go to bucket 0 in seq order, the others to lower buckets
- * (they agree with the new `last.time` on every bit above the one that put them there). Returns -1
+ * `last_time`; its events of that time go to bucket 0 in seq order, the others to lower buckets
+ * (they agree with the new `last_time` on every bit above the one that put them there). Returns -1
  * out of memory: the queue is then no longer ordered, and the run fails (sim_run). */
 static int rb_refill(sim_evq *q)
 {
@@ -184,7 +188,7 @@ static int rb_refill(sim_evq *q)
         sim_rbucket t = q->rb[0];
         q->rb[0] = *B;
         *B = t;
-        q->last.time = q->rb[0].e[0].time;
+        q->last_time = q->rb[0].e[0].time;
         q->rmask[w] &= ~(1ull << (b & 63));
         q->rmask[0] |= 1;
         return 0;
@@ -192,11 +196,11 @@ static int rb_refill(sim_evq *q)
     uint64_t mt = e[0].time;
     for (uint32_t i = 1; i < n; i++)
         mt = e[i].time < mt ? e[i].time : mt;
-    q->last.time = mt;
+    q->last_time = mt;
     q->rmask[w] &= ~(1ull << (b & 63));
     B->n = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (rb_append(q, rb_index(&q->last, e[i].time), &e[i]) != 0)
+        if (rb_append(q, rb_index(q->last_time, e[i].time), &e[i]) != 0)
             return -1;
     /* bucket 0 came from one bucket whose order is the order of pushes and moves, not seq order */
     sim_rbucket *Z = &q->rb[0];
@@ -205,12 +209,7 @@ static int rb_refill(sim_evq *q)
     } else {
         for (uint32_t i = 1; i < Z->n; i++) {
             sim_event x = Z->e[i];
-            uint32_t k = i;
-            while (k > 0 && Z->e[k - 1].seq > x.seq) {
-                Z->e[k] = Z->e[k - 1];
-                k--;
-            }
-            Z->e[k] = x;
+            seq_place(Z->e, 0, i, &x);
         }
     }
     return 0;
@@ -218,8 +217,8 @@ static int rb_refill(sim_evq *q)
 
 int sim_evq_push(sim_evq *q, const sim_event *e)
 {
-    if (q->radix && e->time >= q->last.time) {
-        unsigned b = rb_index(&q->last, e->time);
+    if (q->radix && e->time >= q->last_time) {
+        unsigned b = rb_index(q->last_time, e->time);
         if ((b ? rb_append(q, b, e) : b0_insert(q, e)) != 0)
             return -1;
         q->rn++;
@@ -243,7 +242,7 @@ int sim_evq_push(sim_evq *q, const sim_event *e)
         }
         HK(q, i) = k;
         q->hp[i] = (uint64_t)e->ref | (uint64_t)e->hostkind << 32;
-        q->early += q->radix; /* radix layout: a push below `last` (not expected; counted for the tests) */
+        q->early += q->radix; /* radix layout: a push before `last_time` (not expected; counted for the tests) */
     }
     size_t sz = q->n + q->fcount + q->rn;
     if (sz > q->peak)

@@ -43,8 +43,8 @@ typedef struct sim_evkey {
     uint64_t time, seq;
 } sim_evkey;
 
-#define SIM_RB_N 65 /* bucket 0: time == last.time, in seq order from b0head on; 1..64: time
-                       differs from last.time first at bit b-1 */
+#define SIM_RB_N 65 /* bucket 0: time == last_time, in seq order from b0head on; 1..64: time
+                       differs from last_time first at bit b-1 */
 
 typedef struct sim_rbucket {
     sim_event *e;
@@ -59,7 +59,7 @@ typedef struct sim_evq {
     size_t fhead, fcount, fcap; /* fcap is a power of two */
     size_t peak;
     int radix;        /* the radix layout (set before the first push; the FIFO lane is then unused) */
-    sim_evkey last;   /* radix: last.time is the last time taken out (all queued radix times are >= it) */
+    uint64_t last_time; /* radix: the last time taken out (all queued radix times are >= it) */
     uint32_t b0head;  /* radix: bucket 0's next event (its events before b0head were taken out) */
     size_t rn;        /* radix: events in the buckets */
     uint64_t early;   /* radix: pushes below `last` that went to the 4-ary heap (expected 0) */
