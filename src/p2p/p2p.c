@@ -772,9 +772,10 @@ static void recv_finish(preq *r, int src, int tag, size_t mlen)
 static void rndv_copy_request(preq *r, int src, uint64_t sreq, size_t n);
 
 /* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB. Below
- * CREDO_CMA_MIN (4 MiB) it asks for the pipelined copy instead: each process_vm_readv pays a
- * system call and pins the pages it reads, which made CMA up to 4.4x slower than the copy on the
- * development VM (docs/ARCHITECTURE.md, "Choosing the rendezvous path"). */
+ * CREDO_CMA_MIN (by default: always, unless a progress thread runs) it asks for the pipelined copy
+ * instead: each process_vm_readv pays a system call and pins the pages it reads, which made CMA up
+ * to 4.4x slower than the copy on the development VM (docs/ARCHITECTURE.md, "Choosing the
+ * rendezvous path"). */
 static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, uint64_t sreq)
 {
     size_t n = mlen < r->len ? mlen : r->len;
