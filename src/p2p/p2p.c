@@ -363,7 +363,7 @@ static void prepush_give_back(int src, uint64_t u, uint64_t k)
  * them out when it matches, which saves the CTS round trip and the COPY_DATA hop of the pipelined
  * copy. Messages CMA would pull (CREDO_CMA_MIN) keep the single copy. Without enough adjacent free
  * units the RTS goes as usual. Returns the first unit, or -1. */
-static inline int prepush_take(size_t len)
+static inline int prepush_find(size_t len)
 {
     /* An empty message (a synchronous send of nothing, often from a NULL buffer) has nothing to push:
      * it goes as a plain RTS, and the receiver answers with a FIN of no units. */
@@ -383,13 +383,36 @@ static inline int prepush_take(size_t len)
         }
         if (runs && have < k)
             runs &= runs >> (k - have);
-        if (runs) {
-            unsigned u = w * 64 + (unsigned)__builtin_ctzll(runs);
-            P.prepush_free[w] &= ~prepush_bits(u, k);
-            return (int)u;
-        }
+        if (runs)
+            return (int)(w * 64 + (unsigned)__builtin_ctzll(runs));
     }
     return -1;
+}
+
+static inline int prepush_take(size_t len)
+{
+    int u = prepush_find(len);
+    if (u >= 0)
+        P.prepush_free[u / 64] &= ~prepush_bits((uint64_t)u, (len + P.prepush_unit - 1) / P.prepush_unit);
+    return u;
+}
+
+/* Stream prepush. An eager message of more than STREAM_PREPUSH_MIN bytes costs the sender one
+ * cache-line ownership transfer per slot it writes into the peer's ring (10 for 512 B), while its
+ * prepushed form writes one RTS slot and copies the data into our own area. A lone message is still
+ * faster eager (no FIN, 0.67-0.73 against 0.74-0.89 us ping-pong at 512 B), but back to back the
+ * prepushed form moved 1.6-1.9 against 1.0-1.1 GB/s at 448-512 B and 3.6-3.8 against 2.1-2.3 M
+ * messages/s (docs/ARCHITECTURE.md). "Back to back" is read locally, for free: no message came from
+ * the peer since our previous such message to it. A ping-pong answers each message, a stream does
+ * not. Without room in the area the message stays eager. P.stream_min is STREAM_PREPUSH_MIN, or
+ * SIZE_MAX (off) when CREDO_EAGER_LIMIT was raised above 512 B: that asks for the mailbox
+ * path, as the thesis' experiments (bench/fc, 2 KB messages of 37 slots) do. */
+static inline int stream_prepush(int dest, size_t bytes)
+{
+    dest_queue *q = &P.dq[dest];
+    int streaming = q->rx_at_send == q->rx_msgs;
+    q->rx_at_send = q->rx_msgs;
+    return streaming && prepush_find(bytes) >= 0;
 }
 
 static void activate(int dest)
@@ -883,6 +906,7 @@ static void copy_ack(uint64_t half, size_t len)
 static void on_eager(int src, uint64_t idx, uint32_t ns)
 {
     mbox *mb = &P.self;
+    P.dq[src].rx_msgs++;
     mbox_msg_hdr mh;
     memcpy(&mh, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), sizeof mh);
     if (mh.piggy && P.fc_credits) {
@@ -969,6 +993,7 @@ static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
 static void on_rts(int src, uint64_t idx)
 {
     mbox *mb = &P.self;
+    P.dq[src].rx_msgs++;
     unsigned char *slot = mbox_slot(mb, idx);
     mbox_msg_hdr mh;
     mbox_rts rd;
@@ -1250,8 +1275,9 @@ static void send_enqueue(preq *s)
     activate(s->peer);
 }
 
+/* pp: 1 when the caller already chose stream prepush for this eager-sized message (p2p_send) */
 static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode,
-                             int may_batch, p2p_req **out)
+                             int may_batch, int pp, p2p_req **out)
 {
     preq *s = req_alloc(P2P_REQ_SEND);
     if (!s)
@@ -1265,6 +1291,8 @@ static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, u
     if (P.stage_n && P.stage_dest != dest)
         stage_flush();
     s->rndv = bytes > P.eager_limit || mode == P2P_MODE_SYNC || bytes > UINT32_MAX;
+    if (!s->rndv && bytes > P.stream_min)
+        s->rndv = pp || stream_prepush(dest, bytes);
     dest_queue *q = &P.dq[dest];
     /* the second and later isends of a run to one destination are staged (see Send batching) */
     if (may_batch && P.last_isend_dest == dest && !s->rndv && !q->head && P.send_batch) { /* 0 without credits */
@@ -1289,12 +1317,12 @@ push:
 
 int p2p_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode, p2p_req **out)
 {
-    return isend_impl(buf, bytes, dest, tag, ctx, mode, 0, out);
+    return isend_impl(buf, bytes, dest, tag, ctx, mode, 0, 0, out);
 }
 
 int p2p_isend_batchable(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode, p2p_req **out)
 {
-    return isend_impl(buf, bytes, dest, tag, ctx, mode, 1, out);
+    return isend_impl(buf, bytes, dest, tag, ctx, mode, 1, 0, out);
 }
 
 /* A receive posted while the progress thread computes for us (p2p_set_defer_pulls) matched a large
@@ -1748,7 +1776,9 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
 {
     stage_settle();
     /* A blocking send of an eager message that can go right now needs no request at all. */
-    if (bytes <= P.eager_limit && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head) {
+    int pp = 0;
+    if (bytes <= P.eager_limit && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head &&
+        !(bytes > P.stream_min && (pp = stream_prepush(dest, bytes)))) {
         if (bytes <= P.first_room && write_one_slot(buf, bytes, dest, tag, ctx))
             return 0;
         preq s;
@@ -1767,7 +1797,7 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
         return 0;
     }
     p2p_req *r;
-    int rc = p2p_isend(buf, bytes, dest, tag, ctx, mode, &r);
+    int rc = isend_impl(buf, bytes, dest, tag, ctx, mode, 0, pp, &r);
     if (rc)
         return rc;
     p2p_wait(r);
@@ -1802,6 +1832,7 @@ static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, 
             else
                 mbox_get_bytes(mb, idx, FIRST_OFF, buf, mh.len);
             P.in_poll = 1;
+            P.dq[src].rx_msgs++;
             if (mh.piggy && P.fc_credits)
                 P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
             fc_release(src, ns);

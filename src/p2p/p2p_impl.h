@@ -79,10 +79,17 @@ typedef struct ctrl_item {
     uint64_t a, b, c, d;
 } ctrl_item;
 
+/* Stream prepush (p2p.c): eager messages of more than STREAM_PREPUSH_MIN bytes sent back to back to
+ * one peer go with prepush, as long as the eager limit is at most STREAM_PREPUSH_EAGER_MAX. */
+#define STREAM_PREPUSH_MIN 384
+#define STREAM_PREPUSH_EAGER_MAX 512
+
 typedef struct dest_queue {
     preq *head, *tail;
     ctrl_item *chead, *ctail;
     int active;
+    uint32_t rx_msgs;    /* messages (eager or RTS) received from this peer, mod 2^32 */
+    uint32_t rx_at_send; /* rx_msgs when we last sent it a message eligible for stream prepush */
 } dest_queue;
 
 /* Per-source reassembly of an eager message that arrives in several chunks. */
@@ -133,6 +140,7 @@ typedef struct p2p_engine {
     size_t prepush_unit;    /* bytes per unit (0: CREDO_PREPUSH_BYTES=0, prepush off) */
     int cma_ok;
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
+    size_t stream_min;   /* eager messages above this size may go with prepush in a stream (p2p.c) */
     size_t eager_limit;
     size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */
     uint32_t spin_polls;

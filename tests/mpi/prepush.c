@@ -142,6 +142,60 @@ static void standard_send_buffered(void) {
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
+
+/* Stream prepush: eager-sized messages above 384 B (512 here, 10 mailbox slots eager) go eager in a
+ * ping-pong, where the peer answers each one, and with prepush (one RTS slot) when sent back to
+ * back. Rank 1 counts the mailbox packets it wrote for each phase; the data is checked either way. */
+#define SMALL_N 50
+#define SMALL_LEN 512
+static uint64_t packets_sent(void) {
+    credo_fc_stats fs;
+    CHECK(credo_fc_stats_get(&fs) == 0, "credo_fc_stats_get failed");
+    return fs.data_packets_sent;
+}
+static void stream_prepush(void) {
+    static char b[SMALL_N][SMALL_LEN];
+    if (rank == 1) {
+        uint64_t p0 = packets_sent();
+        for (int i = 0; i < SMALL_N; i++) {
+            tu_fill(b[0], SMALL_LEN, rank, 800u + (unsigned)i);
+            MPI_OK(MPI_Send(b[0], SMALL_LEN, MPI_BYTE, 0, 20, MPI_COMM_WORLD));
+            MPI_OK(MPI_Recv(b[1], 1, MPI_BYTE, 0, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+        uint64_t pingpong = packets_sent() - p0;
+        MPI_Request rq[SMALL_N];
+        p0 = packets_sent();
+        for (int i = 0; i < SMALL_N; i++) {
+            tu_fill(b[i], SMALL_LEN, rank, 900u + (unsigned)i);
+            MPI_OK(MPI_Isend(b[i], SMALL_LEN, MPI_BYTE, 0, 22, MPI_COMM_WORLD, &rq[i]));
+        }
+        uint64_t stream = packets_sent() - p0;
+        MPI_OK(MPI_Waitall(SMALL_N, rq, MPI_STATUSES_IGNORE));
+        /* a ping-pong message is 10 slots eager; a streamed one 1 (a few may go eager if an answer
+         * of rank 0 arrives in between, which it does not here) */
+        CHECK(pingpong >= 9u * SMALL_N, "ping-pong of %d-byte messages wrote %llu packets: not eager",
+              SMALL_LEN, (unsigned long long)pingpong);
+        CHECK(stream <= 2u * SMALL_N, "stream of %d-byte messages wrote %llu packets: not prepushed",
+              SMALL_LEN, (unsigned long long)stream);
+    } else if (rank == 0) {
+        for (int i = 0; i < SMALL_N; i++) {
+            MPI_OK(MPI_Recv(b[0], SMALL_LEN, MPI_BYTE, 1, 20, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            size_t bad = tu_verify(b[0], SMALL_LEN, 1, 800u + (unsigned)i);
+            CHECK(bad == (size_t)-1, "ping-pong message %d: byte %zu wrong", i, bad);
+            MPI_OK(MPI_Send(b[1], 1, MPI_BYTE, 1, 21, MPI_COMM_WORLD));
+        }
+        for (int i = 0; i < SMALL_N; i++) {
+            MPI_Status st;
+            int cnt = -1;
+            MPI_OK(MPI_Recv(b[i], SMALL_LEN, MPI_BYTE, 1, 22, MPI_COMM_WORLD, &st));
+            MPI_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+            size_t bad = tu_verify(b[i], SMALL_LEN, 1, 900u + (unsigned)i);
+            CHECK(cnt == SMALL_LEN && bad == (size_t)-1, "streamed message %d: %d bytes, byte %zu wrong", i,
+                  cnt, bad);
+        }
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -167,6 +221,11 @@ int main(int argc, char **argv) {
         !(area && strcmp(area, "0") == 0)) {
         standard_send_buffered();
         tu_note("a standard-mode 8192-byte send returned before its receive was posted");
+        const char *eager = getenv("CREDO_EAGER_LIMIT");
+        if (!eager || atoi(eager) <= 512) {
+            stream_prepush();
+            tu_note("%d-byte messages: eager in a ping-pong, prepushed back to back", SMALL_LEN);
+        }
     }
 #endif
     MPI_Finalize();
