@@ -806,13 +806,13 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
     r->tag = tag;
     r->mlen = mlen;
     if (raddr & MBOX_RTS_PREPUSHED) {
-        const mbox_ctl *pc = P.peer[src].ctl;
-        size_t unit = mbox_prepush_unit(pc);
+        const mbox *pm = &P.peer[src];
+        size_t unit = pm->pp_unit;
         uint64_t u = raddr & ~MBOX_RTS_PREPUSHED, k = unit ? (mlen + unit - 1) / unit : 0;
-        if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > mbox_prepush_nunits(pc) || u % 64 + k > 64)
+        if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > pm->pp_nunits || u % 64 + k > 64)
             credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
                         (unsigned long long)u, src);
-        copy_bytes(r->buf, mbox_prepush_area(pc) + u * unit, n);
+        copy_bytes(r->buf, pm->pp_area + u * unit, n);
         /* FIN: a = the sender's request (0 once a standard send completed), b = first unit + 1,
          * c = units */
         queue_ctrl(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);
@@ -1041,7 +1041,7 @@ static void on_cancel_request(int src, uint64_t sreq)
     }
     uint64_t first = 0, units = 0;
     if (u->raddr & MBOX_RTS_PREPUSHED) {
-        size_t unit = mbox_prepush_unit(P.peer[src].ctl);
+        size_t unit = P.peer[src].pp_unit;
         first = (u->raddr & ~MBOX_RTS_PREPUSHED) + 1;
         units = unit ? (u->len + unit - 1) / unit : 0;
     }

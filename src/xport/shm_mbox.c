@@ -35,6 +35,9 @@ static void mbox_set_view(mbox *mb, mbox_ctl *ctl)
     mb->bound = ctl->bound;
     mb->seg_bytes = ctl->seg_bytes;
     mb->slots = (unsigned char *)ctl + sizeof(mbox_ctl);
+    mb->pp_area = mbox_prepush_area(ctl);
+    mb->pp_unit = mbox_prepush_unit(ctl);
+    mb->pp_nunits = mbox_prepush_nunits(ctl);
 }
 
 #ifndef MADV_POPULATE_WRITE
