@@ -80,7 +80,9 @@ typedef struct ctrl_item {
 } ctrl_item;
 
 /* Stream prepush (p2p.c): eager messages of more than STREAM_PREPUSH_MIN bytes sent back to back to
- * one peer go with prepush, as long as the eager limit is at most STREAM_PREPUSH_EAGER_MAX. */
+ * one peer go with prepush, as long as the eager limit is at most STREAM_PREPUSH_EAGER_MAX. From 209 B
+ * on it also raised the message rate, but it cost bidirectional bandwidth below 385 B
+ * (docs/ARCHITECTURE.md, stream prepush). */
 #define STREAM_PREPUSH_MIN 384
 #define STREAM_PREPUSH_EAGER_MAX 512
 
