@@ -25,7 +25,7 @@ const config_var credo_config_vars[] = {
      "pull rendezvous data of CREDO_CMA_MIN bytes or more with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
     {"CREDO_CMA_MIN", CONFIG_STRING, "auto",
      "smallest rendezvous message pulled with CMA, smaller ones use the pipelined shm copy (0 = CMA for all; "
-     "auto = never (the copy for all), or 0 with CREDO_PROGRESS_THREAD=1)"},
+     "auto = CMA only when the sender is not waiting inside MPI, or 0 with CREDO_PROGRESS_THREAD=1)"},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
     {"CREDO_PREPUSH_BYTES", CONFIG_SIZE, "2097152",
      "per-rank area (up to 512 units of at least 1 KiB) through which rendezvous messages up to 128 KiB travel "
@@ -231,12 +231,14 @@ int config_load(char *err, size_t errlen)
     if (c.progress_rt)
         c.progress_thread = 1;
     /* auto: the pipelined copy was faster than CMA at every size measured on the development VM
-     * when both sides call MPI (4-64 MiB ping-pong 2-2.5x), so it takes every rendezvous. But it
+     * when both sides call MPI (4-64 MiB ping-pong 2-2.5x), so it takes every rendezvous whose
+     * sender waits inside MPI (cma_auto; CMA for the others, src/p2p rndv_pull). But it
      * needs the sender's progress engine for every chunk; with a progress thread the application
      * asked for transfers that advance while it computes, and the receiver-only CMA pull overlapped
      * better (1 MiB Iallreduce at np 2: 50-73 % against 39-62 %, docs/ARCHITECTURE.md). */
     if (cma_min_auto)
         c.cma_min = c.progress_thread ? 0 : SIZE_MAX;
+    c.cma_auto = cma_min_auto;
     if (c.slots_per_peer && c.slots_per_peer <= c.credit_slots && strcmp(c.fc, "none") != 0) {
         snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%u must exceed CREDO_CREDIT_SLOTS=%u", c.slots_per_peer,
                  c.credit_slots);

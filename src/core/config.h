@@ -25,6 +25,7 @@ typedef struct credo_config {
     size_t eager_limit;        /* CREDO_EAGER_LIMIT: largest eager message, bytes */
     int cma;                   /* CREDO_CMA: 1 = use process_vm_readv when the kernel allows */
     size_t cma_min;            /* CREDO_CMA_MIN: smaller rendezvous messages take the pipelined copy */
+    int cma_auto;              /* CREDO_CMA_MIN=auto: CMA also when the sender is not waiting in MPI */
     size_t copy_chunk;         /* CREDO_COPY_CHUNK: pipelined-copy chunk when CMA is unavailable */
     size_t prepush_bytes;      /* CREDO_PREPUSH_BYTES: prepush area (0 = off) */
     uint32_t spin_polls;       /* CREDO_SPIN_POLLS: idle polls before yielding */

@@ -794,11 +794,10 @@ static void recv_finish(preq *r, int src, int tag, size_t mlen)
 
 static void rndv_copy_request(preq *r, int src, uint64_t sreq, size_t n);
 
-/* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB. Below
- * CREDO_CMA_MIN (by default: always, unless a progress thread runs) it asks for the pipelined copy
- * instead: each process_vm_readv pays a system call and pins the pages it reads, which made CMA up
- * to 4.4x slower than the copy on the development VM (docs/ARCHITECTURE.md, "Choosing the
- * rendezvous path"). */
+/* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB, or asks for the
+ * pipelined copy (below CREDO_CMA_MIN; by default while the sender waits inside MPI): each
+ * process_vm_readv pays a system call and pins the pages it reads, which made CMA up to 4.4x slower
+ * than the copy on the development VM (docs/ARCHITECTURE.md, "Choosing the rendezvous path"). */
 static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, uint64_t sreq)
 {
     size_t n = mlen < r->len ? mlen : r->len;
@@ -819,7 +818,12 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
         recv_finish(r, src, tag, mlen);
         return;
     }
-    if (P.cma_ok && n > 0 && n >= P.cma_min) {
+    /* CMA from CREDO_CMA_MIN on, and for any size when the sender is not waiting inside MPI right
+     * now: the pipelined copy needs its progress engine for every chunk, so a sender that computes
+     * after MPI_Isend would hold us up until its next MPI call (docs/ARCHITECTURE.md, "Choosing the
+     * rendezvous path"). relaxed: a hint; either path is correct whatever the sender does next. */
+    if (P.cma_ok && n > 0 &&
+        (n >= P.cma_min || (P.cma_idle && !atomic_load_explicit(&P.peer[src].ctl->in_wait, memory_order_relaxed)))) {
         size_t done = 0;
         while (done < n) {
             struct iovec l = {r->buf + done, n - done}, rem = {(void *)(uintptr_t)(raddr + done), n - done};
@@ -1668,9 +1672,11 @@ static void wait_step(p2p_waiter *w);
 
 void p2p_wait_step(p2p_waiter *w)
 {
-    /* relaxed: a hint for one sleep's length, ordered by nothing */
+    /* relaxed: hints (one sleep's length; a peer's choice of rendezvous path), ordered by nothing */
     atomic_store_explicit(&app_in_wait_step, 1, memory_order_relaxed);
+    atomic_store_explicit(&P.self.ctl->in_wait, 1, memory_order_relaxed);
     wait_step(w);
+    atomic_store_explicit(&P.self.ctl->in_wait, 0, memory_order_relaxed);
     atomic_store_explicit(&app_in_wait_step, 0, memory_order_relaxed);
 }
 
@@ -1810,7 +1816,16 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
  * copies it straight into the user buffer: no request, no posted list. Anything else (another
  * sender's chunk, a longer message, queued work of our own, a long wait) falls back to the general
  * path, which then finds the chunk still at the head. Returns 1 if the message was delivered. */
+static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st);
 static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
+{
+    /* this spin is a wait inside MPI too (see p2p_wait_step) */
+    atomic_store_explicit(&P.self.ctl->in_wait, 1, memory_order_relaxed);
+    int got = recv_direct_spin(buf, bytes, src, tag, ctx, st);
+    atomic_store_explicit(&P.self.ctl->in_wait, 0, memory_order_relaxed);
+    return got;
+}
+static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
 {
     mbox *mb = &P.self;
     for (uint32_t spins = 0;; spins++) {

@@ -142,6 +142,7 @@ typedef struct p2p_engine {
     size_t prepush_unit;    /* bytes per unit (0: CREDO_PREPUSH_BYTES=0, prepush off) */
     int cma_ok;
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
+    int cma_idle;        /* ... unless their sender is not waiting inside MPI (CREDO_CMA_MIN=auto) */
     size_t stream_min;   /* eager messages above this size may go with prepush in a stream (p2p.c) */
     size_t eager_limit;
     size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */

@@ -83,6 +83,7 @@ int p2p_init(void)
     P.copy_chunk = credo_cfg.copy_chunk;
     P.cma_ok = credo_cfg.cma;
     P.cma_min = credo_cfg.cma_min;
+    P.cma_idle = credo_cfg.cma_auto;
     P.stream_min = credo_cfg.eager_limit <= STREAM_PREPUSH_EAGER_MAX ? STREAM_PREPUSH_MIN : SIZE_MAX;
     P.yield_ns = (uint64_t)credo_cfg.yield_us * 1000u;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

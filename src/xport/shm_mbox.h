@@ -10,7 +10,7 @@
 
 #define MBOX_CACHELINE 64
 #define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
-#define MBOX_VERSION 2u
+#define MBOX_VERSION 3u
 
 /* Every slot starts with this 8-byte header. `seq` is written last (release) and equals the low 32 bits
  * of the slot's absolute ring index + 1: the owner polls exactly one word and never has to clear a slot,
@@ -96,6 +96,10 @@ typedef struct mbox_ctl {
     char pad1[MBOX_CACHELINE - 16];
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t head;
     char pad2[MBOX_CACHELINE - 8];
+    /* 1 while the owner waits inside a blocking MPI call (its progress loop), written only by the
+     * owner; a receiver reads it once per rendezvous it pulls, so the line stays with the owner. */
+    _Alignas(MBOX_CACHELINE) _Atomic uint32_t in_wait;
+    char pad3[MBOX_CACHELINE - 4];
 } mbox_ctl;
 
 /* The prepush area of the segment behind ctl, and the bytes per unit (0: it has no such area). */
