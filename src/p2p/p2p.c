@@ -358,6 +358,12 @@ static void prepush_give_back(int src, uint64_t u, uint64_t k)
     P.prepush_free[u / 64] |= prepush_bits(u, k);
 }
 
+/* Units a prepushed message of len bytes takes in an area of `unit`-byte units (0: no area). */
+static inline uint64_t prepush_units(size_t len, size_t unit)
+{
+    return unit ? (len + unit - 1) / unit : 0;
+}
+
 /* Medium rendezvous messages (above the eager limit, up to MBOX_PREPUSH_MAX) go with their RTS:
  * the sender copies them into free units of its segment's prepush area, and the receiver copies
  * them out when it matches, which saves the CTS round trip and the COPY_DATA hop of the pipelined
@@ -367,9 +373,9 @@ static inline int prepush_find(size_t len)
 {
     /* An empty message (a synchronous send of nothing, often from a NULL buffer) has nothing to push:
      * it goes as a plain RTS, and the receiver answers with a FIN of no units. */
-    if (len == 0 || len > MBOX_PREPUSH_MAX || !P.prepush_unit || (P.cma_ok && len >= P.cma_min))
+    if (len == 0 || len > MBOX_PREPUSH_MAX || !P.self.pp_unit || (P.cma_ok && len >= P.cma_min))
         return -1;
-    size_t k = (len + P.prepush_unit - 1) / P.prepush_unit;
+    size_t k = prepush_units(len, P.self.pp_unit);
     if (k > 64)
         return -1;
     for (unsigned w = 0; w < P.prepush_words; w++) {
@@ -393,7 +399,7 @@ static inline int prepush_take(size_t len)
 {
     int u = prepush_find(len);
     if (u >= 0)
-        P.prepush_free[u / 64] &= ~prepush_bits((uint64_t)u, (len + P.prepush_unit - 1) / P.prepush_unit);
+        P.prepush_free[u / 64] &= ~prepush_bits((uint64_t)u, prepush_units(len, P.self.pp_unit));
     return u;
 }
 
@@ -511,7 +517,7 @@ static int send_push(preq *s)
                 mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, (uint64_t)(uintptr_t)s};
                 int u = prepush_take(s->len);
                 if (u >= 0) {
-                    memcpy(P.prepush + (size_t)u * P.prepush_unit, s->buf, s->len);
+                    memcpy(P.self.pp_area + (size_t)u * P.self.pp_unit, s->buf, s->len);
                     rd.addr = MBOX_RTS_PREPUSHED | (uint64_t)u;
                     /* A standard send is complete once its data sits in the area (the FIN
                      * then only frees the units); a synchronous one still waits for the FIN. */
@@ -807,7 +813,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
     if (raddr & MBOX_RTS_PREPUSHED) {
         const mbox *pm = &P.peer[src];
         size_t unit = pm->pp_unit;
-        uint64_t u = raddr & ~MBOX_RTS_PREPUSHED, k = unit ? (mlen + unit - 1) / unit : 0;
+        uint64_t u = raddr & ~MBOX_RTS_PREPUSHED, k = prepush_units(mlen, unit);
         if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > pm->pp_nunits || u % 64 + k > 64)
             credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
                         (unsigned long long)u, src);
@@ -1045,9 +1051,8 @@ static void on_cancel_request(int src, uint64_t sreq)
     }
     uint64_t first = 0, units = 0;
     if (u->raddr & MBOX_RTS_PREPUSHED) {
-        size_t unit = P.peer[src].pp_unit;
         first = (u->raddr & ~MBOX_RTS_PREPUSHED) + 1;
-        units = unit ? (u->len + unit - 1) / unit : 0;
+        units = prepush_units(u->len, P.peer[src].pp_unit);
     }
     if (u->held) {
         held_sub(src, u->held, 0);

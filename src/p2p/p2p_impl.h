@@ -135,11 +135,10 @@ typedef struct p2p_engine {
     size_t defer_pull_min;       /* 0: pull at match time; else pulls of this size or more wait */
     size_t copy_chunk;
     unsigned char *staging; /* our own staging area (2 halves) */
-    unsigned char *prepush; /* our prepush area (right after the halves) */
+    /* our prepush area is self.pp_area, in units of self.pp_unit bytes (0: prepush off) */
     uint64_t prepush_free[MBOX_PREPUSH_UNITS / 64]; /* bit u % 64 of word u / 64: unit u is free
                                                       * (a receiver's FIN returns it) */
     unsigned prepush_words; /* words of prepush_free in use (a message's units lie within one) */
-    size_t prepush_unit;    /* bytes per unit (0: CREDO_PREPUSH_BYTES=0, prepush off) */
     int cma_ok;
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
     int cma_idle;        /* ... unless their sender is not waiting inside MPI (CREDO_CMA_MIN=auto) */

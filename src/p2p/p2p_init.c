@@ -128,9 +128,7 @@ int p2p_init(void)
         return -1;
     }
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
-    P.prepush = mbox_prepush_area(P.self.ctl);
-    P.prepush_unit = mbox_prepush_unit(P.self.ctl);
-    size_t nunits = mbox_prepush_nunits(P.self.ctl);
+    size_t nunits = P.self.pp_nunits;
     P.prepush_words = (unsigned)((nunits + 63) / 64);
     for (size_t u = 0; u < nunits; u++)
         P.prepush_free[u / 64] |= (uint64_t)1 << (u % 64);

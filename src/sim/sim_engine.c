@@ -157,8 +157,6 @@ static inline void seq_place(sim_event *e, uint32_t lo, uint32_t n, const sim_ev
 static int b0_insert(sim_evq *q, const sim_event *e)
 {
     sim_rbucket *B = &q->rb[0];
-    if (q->b0head == B->n)
-        B->n = q->b0head = 0;
     if (rb_reserve(B) != 0)
         return -1;
     seq_place(B->e, q->b0head, B->n++, e);
@@ -183,7 +181,6 @@ static int rb_refill(sim_evq *q)
     sim_rbucket *B = &q->rb[b];
     sim_event *e = B->e;
     uint32_t n = B->n;
-    q->rb[0].n = q->b0head = 0;
     if (n == 1) { /* the common case: moved to bucket 0 by swapping arrays */
         sim_rbucket t = q->rb[0];
         q->rb[0] = *B;

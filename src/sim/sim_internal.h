@@ -60,7 +60,8 @@ typedef struct sim_evq {
     size_t peak;
     int radix;        /* the radix layout (set before the first push; the FIFO lane is then unused) */
     uint64_t last_time; /* radix: the last time taken out (all queued radix times are >= it) */
-    uint32_t b0head;  /* radix: bucket 0's next event (its events before b0head were taken out) */
+    uint32_t b0head;  /* radix: bucket 0's next event (its events before b0head were taken out);
+                         b0head < rb[0].n, or both are 0: the pop that empties bucket 0 resets both */
     size_t rn;        /* radix: events in the buckets */
     uint64_t early;   /* radix: pushes below `last` that went to the 4-ary heap (expected 0) */
     uint64_t rmask[2]; /* radix: bit b set = bucket b not empty */
