@@ -92,6 +92,8 @@ typedef struct dest_queue {
     int active;
     uint32_t rx_msgs;    /* messages (eager or RTS) received from this peer, mod 2^32 */
     uint32_t rx_at_send; /* rx_msgs when we last sent it a message eligible for stream prepush */
+    uint64_t copy_rx_ns; /* when its last pipelined-copy chunk for us came (copy_takeover) */
+    uint64_t out_since_ns; /* copy_takeover: since when it reads as not waiting in MPI (0 = it is) */
 } dest_queue;
 
 /* Per-source reassembly of an eager message that arrives in several chunks. */
@@ -109,7 +111,20 @@ typedef struct copy_job {
     int dest;
     size_t total, staged, acked;
     uint8_t half_busy[2];
+    uint8_t taken; /* the receiver read the rest with CMA: stage nothing more */
 } copy_job;
+
+/* Pipelined-copy rendezvous, receiver side: one record per transfer, named in the CTS and in every
+ * COPY_DATA, so it outlives the receive when the receiver takes the rest over with CMA (p2p.c,
+ * copy_takeover): it then only acknowledges the chunks still coming, until the sender's COPY_END. */
+typedef struct copy_recv {
+    struct copy_recv *next, *prev;
+    preq *r;          /* the receive; NULL once taken over */
+    int src;
+    size_t off, n;    /* bytes in place so far, bytes wanted */
+    uint64_t raddr;   /* the sender's buffer, for the takeover */
+    uint64_t cts_ns;  /* when the CTS went */
+} copy_recv;
 
 typedef struct p2p_engine {
     int rank, size;
@@ -131,6 +146,7 @@ typedef struct p2p_engine {
     int nactive;
     preq *free_reqs;
     copy_job *copy_head, *copy_tail;
+    copy_recv *crecv_head; /* our pipelined-copy receives, including taken-over ones */
     uexp *pull_head, *pull_tail; /* matched rendezvous requests whose pull waits for progress */
     size_t defer_pull_min;       /* 0: pull at match time; else pulls of this size or more wait */
     size_t copy_chunk;

@@ -265,6 +265,11 @@ void p2p_finalize(void)
             nx = u->next;
             free(u);
         }
+    while (P.crecv_head) { /* taken-over copies whose sender never finished (it did not wait) */
+        copy_recv *c = P.crecv_head;
+        P.crecv_head = c->next;
+        free(c);
+    }
     while (P.free_reqs) {
         preq *r = P.free_reqs;
         P.free_reqs = r->next;

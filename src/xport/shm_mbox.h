@@ -10,7 +10,7 @@
 
 #define MBOX_CACHELINE 64
 #define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
-#define MBOX_VERSION 3u
+#define MBOX_VERSION 4u
 
 /* Every slot starts with this 8-byte header. `seq` is written last (release) and equals the low 32 bits
  * of the slot's absolute ring index + 1: the owner polls exactly one word and never has to clear a slot,
@@ -36,6 +36,7 @@ enum mbox_pkt_kind {
     MBOX_PKT_FC_RESPONSE = 10, /* flow control: compulsory return response (dynamic) */
     MBOX_PKT_CANCEL = 11,      /* sender cancels a rendezvous send whose request-to-send is out */
     MBOX_PKT_CANCEL_ACK = 12,  /* receiver's answer: dropped unmatched (cancelled), or matched */
+    MBOX_PKT_COPY_END = 13,    /* sender ends a pipelined copy the receiver took over with CMA */
 };
 
 /* Message header in the first slot of EAGER and RTS chunks (16 bytes, as in the thesis' MPI header). */
