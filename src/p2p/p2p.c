@@ -878,6 +878,7 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     if (P.crecv_head)
         P.crecv_head->prev = c;
     P.crecv_head = c;
+    P.ncopy_recv++;
     recv_activate(r, src);
     queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)c, n, 0);
 }
@@ -930,6 +931,7 @@ static int copy_takeover(void)
         if (cma_read(c->src, r->buf + c->off, c->raddr + c->off, c->n - c->off) != 0)
             return n; /* refused: the copy goes on */
         c->r = NULL;
+        P.ncopy_recv--;
         recv_finish(r, r->peer, r->tag, r->mlen);
         n++;
     }
@@ -1187,6 +1189,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         if (c->off == c->n) {
             preq *r = c->r;
             copy_recv_free(c);
+            P.ncopy_recv--;
             recv_finish(r, r->peer, r->tag, r->mlen);
         }
         break;
@@ -1315,7 +1318,7 @@ int p2p_progress(void)
     if (P.pull_head)
         n += pull_deferred();
     /* only on a pass that found nothing: the check reads the clock and the senders' in_wait lines */
-    if (P.crecv_head && n == 0)
+    if (P.ncopy_recv && n == 0)
         n += copy_takeover();
     return n;
 }
@@ -1778,7 +1781,7 @@ static void wait_step(p2p_waiter *w)
 {
     stage_settle();
     /* The spin loop's common case: nothing arrived and nothing of ours is queued. */
-    if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head && !P.pull_head && !P.crecv_head,
+    if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head && !P.pull_head && !P.ncopy_recv,
                          1) &&
         w->idle_polls + 1 < P.spin_polls) {
         w->idle_polls++;
@@ -1853,7 +1856,7 @@ uint64_t p2p_next_arrival(void)
  * such waits look again after 100 us. */
 uint32_t p2p_sleep_bound_us(uint32_t idle_us)
 {
-    return (P.nactive || P.copy_head || P.crecv_head) ? 100 : idle_us;
+    return (P.nactive || P.copy_head || P.ncopy_recv) ? 100 : idle_us;
 }
 
 void p2p_wake_sleeper(void)

@@ -147,6 +147,7 @@ typedef struct p2p_engine {
     preq *free_reqs;
     copy_job *copy_head, *copy_tail;
     copy_recv *crecv_head; /* our pipelined-copy receives, including taken-over ones */
+    int ncopy_recv;        /* of those, the ones not complete yet (copy_takeover looks at them) */
     uexp *pull_head, *pull_tail; /* matched rendezvous requests whose pull waits for progress */
     size_t defer_pull_min;       /* 0: pull at match time; else pulls of this size or more wait */
     size_t copy_chunk;
