@@ -593,6 +593,14 @@ static inline __attribute__((always_inline)) int write_one_slot(const void *buf,
     return 1;
 }
 
+/* Rendezvous sends waiting for a peer's answer: the spill rule returns that peer's held credits when
+ * we wait idle, as the answer needs a credit (spill_for_waiters). */
+static inline void fin_wait_add(int peer, int d)
+{
+    P.fin_wait[peer] += (uint32_t)d;
+    P.nfin_wait += (uint32_t)d;
+}
+
 static inline int send_one_slot(preq *s)
 {
     if (!write_one_slot(s->buf, s->len, s->peer, s->tag, s->ctx))
@@ -608,6 +616,7 @@ static void send_written(preq *s)
 {
     if (s->rndv && !(s->prepushed && s->mode != P2P_MODE_SYNC)) {
         s->state = PREQ_SEND_WAIT_FIN;
+        fin_wait_add(s->peer, 1);
     } else {
         s->pub.status.bytes = s->len;
         req_complete(s);
@@ -1147,6 +1156,8 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         fc_release(src, 1);
         if (w[1])
             prepush_give_back(src, w[1] - 1, w[2]);
+        if (s && s->state == PREQ_SEND_WAIT_FIN)
+            fin_wait_add(src, -1);
         if (s) {
             s->pub.status.bytes = s->len;
             req_complete(s);
@@ -1159,6 +1170,8 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         if (!j)
             credo_abort(1, "out of memory starting a pipelined copy to rank %d", src);
         j->sreq = (preq *)(uintptr_t)w[0];
+        if (j->sreq->state == PREQ_SEND_WAIT_FIN)
+            fin_wait_add(src, -1); /* the copy job stands for it now */
         j->sreq->state = PREQ_SEND_COPY;
         j->rreq = w[1];
         j->total = (size_t)w[2];
@@ -1217,6 +1230,8 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         if (w[1]) {
             if (w[2])
                 prepush_give_back(src, w[2] - 1, w[3]);
+            if (s->state == PREQ_SEND_WAIT_FIN)
+                fin_wait_add(src, -1); /* dropped unmatched: no FIN follows */
             s->pub.status.cancelled = 1;
             s->pub.status.bytes = 0;
             req_complete(s);
@@ -1732,6 +1747,15 @@ static int spill_for_waiters(void)
     if (P.nactive)
         for (int s = 0; s < P.size; s++)
             n += spill_source(s);
+    /* Our rendezvous sends wait for a peer's FIN, CTS or COPY_ACK, which need a credit at us: a peer
+     * that ran ahead (a receiver that took a copy over completes before our send does) and filled
+     * its quota here with messages we have not matched yet could not answer. */
+    if (P.nfin_wait)
+        for (int s = 0; s < P.size; s++)
+            if (P.fin_wait[s])
+                n += spill_source(s);
+    for (copy_job *j = P.copy_head; j; j = j->next)
+        n += spill_source(j->dest);
     if (P.probe_src == P2P_ANY_SOURCE) {
         for (int s = 0; s < P.size; s++)
             n += spill_source(s);

@@ -102,6 +102,7 @@ int p2p_init(void)
     P.active = calloc((size_t)n, sizeof *P.active);
     P.held_src = calloc((size_t)n, sizeof *P.held_src);
     P.active_from = calloc((size_t)n, sizeof *P.active_from);
+    P.fin_wait = calloc((size_t)n, sizeof *P.fin_wait);
     P.probe_src = -2;
     P.last_isend_dest = -1;
     /* Batching needs credits: without them (none) a staged message could find the ring full. */
@@ -286,6 +287,7 @@ void p2p_finalize(void)
     free(P.active);
     free(P.held_src);
     free(P.active_from);
+    free(P.fin_wait);
     free(P.stage);
     free(P.stage_used);
     free(P.stage_req);
