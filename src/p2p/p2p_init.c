@@ -117,7 +117,8 @@ int p2p_init(void)
             return -1;
         }
     }
-    if (!P.held_src || !P.active_from || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq || !P.active) {
+    if (!P.held_src || !P.active_from || !P.fin_wait || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq ||
+        !P.active) {
         fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
         return -1;
     }
