@@ -593,8 +593,9 @@ static inline __attribute__((always_inline)) int write_one_slot(const void *buf,
     return 1;
 }
 
-/* Rendezvous sends waiting for a peer's answer: the spill rule returns that peer's held credits when
- * we wait idle, as the answer needs a credit (spill_for_waiters). */
+/* Rendezvous sends waiting for a peer's answer (from the RTS until the FIN, or until the last
+ * COPY_ACK of a pipelined copy): the spill rule returns that peer's held credits when we wait idle,
+ * as the answer needs a credit (spill_for_waiters). */
 static inline void fin_wait_add(int peer, int d)
 {
     P.fin_wait[peer] += (uint32_t)d;
@@ -921,12 +922,12 @@ static int copy_takeover(void)
     int n = 0;
     uint64_t t = now_ns();
     for (copy_recv *c = P.crecv_head; c; c = c->next) {
-        /* relaxed: a hint, as in rndv_pull; the takeover is correct whatever the sender does */
         dest_queue *q = &P.dq[c->src];
         if (!c->r || t - c->cts_ns < COPY_TAKEOVER_NS || t - q->copy_rx_ns < COPY_TAKEOVER_NS)
             continue;
         /* in_wait also reads 0 for a moment between two wait steps: the sender must read as
-         * outside MPI at every look for COPY_OUT_NS */
+         * outside MPI at every look for COPY_OUT_NS. relaxed: a hint, as in rndv_pull; the takeover
+         * is correct whatever the sender does. */
         if (atomic_load_explicit(&P.peer[c->src].ctl->in_wait, memory_order_relaxed)) {
             q->out_since_ns = 0;
             continue;
@@ -983,6 +984,7 @@ static void copy_ack(uint64_t half, size_t len, int taken)
         preq *s = j->sreq;
         if (j->taken)
             queue_ctrl(j->dest, MBOX_PKT_COPY_END, j->rreq, 0, 0, 0);
+        fin_wait_add(j->dest, -1);
         P.copy_head = j->next;
         if (!P.copy_head)
             P.copy_tail = NULL;
@@ -1170,9 +1172,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         if (!j)
             credo_abort(1, "out of memory starting a pipelined copy to rank %d", src);
         j->sreq = (preq *)(uintptr_t)w[0];
-        if (j->sreq->state == PREQ_SEND_WAIT_FIN)
-            fin_wait_add(src, -1); /* the copy job stands for it now */
-        j->sreq->state = PREQ_SEND_COPY;
+        j->sreq->state = PREQ_SEND_COPY; /* still counted in fin_wait: it waits for our COPY_ACKs */
         j->rreq = w[1];
         j->total = (size_t)w[2];
         j->dest = src;
@@ -1747,15 +1747,13 @@ static int spill_for_waiters(void)
     if (P.nactive)
         for (int s = 0; s < P.size; s++)
             n += spill_source(s);
-    /* Our rendezvous sends wait for a peer's FIN, CTS or COPY_ACK, which need a credit at us: a peer
+    /* Our rendezvous sends wait for a peer's FIN, CTS or COPY_ACKs, which need a credit at us: a peer
      * that ran ahead (a receiver that took a copy over completes before our send does) and filled
      * its quota here with messages we have not matched yet could not answer. */
     if (P.nfin_wait)
         for (int s = 0; s < P.size; s++)
             if (P.fin_wait[s])
                 n += spill_source(s);
-    for (copy_job *j = P.copy_head; j; j = j->next)
-        n += spill_source(j->dest);
     if (P.probe_src == P2P_ANY_SOURCE) {
         for (int s = 0; s < P.size; s++)
             n += spill_source(s);

@@ -186,7 +186,7 @@ typedef struct p2p_engine {
     uint64_t held_slots, unexpected_bytes;
     uint32_t *held_src;  /* [size] slots held by unmatched messages per source */
     uint32_t *active_from; /* [size] matched receives still waiting for data from each source */
-    uint32_t *fin_wait;    /* [size] our rendezvous sends waiting for each peer's FIN or CTS */
+    uint32_t *fin_wait;    /* [size] our rendezvous sends waiting for each peer's FIN, CTS or COPY_ACKs */
     uint32_t nfin_wait;    /* their sum */
     int nactive_recv;
     int probe_src;
