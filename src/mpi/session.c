@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/core.h"
 #include "mpi/mpi_impl.h"
@@ -186,10 +187,13 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pse
     return MPI_SUCCESS;
 }
 
+/* The two built-in names are matched without regard to case ("mpi://self" finds mpi://SELF): the
+ * standard spells them in capitals but does not say names are case-sensitive, MPICH ignores case,
+ * and a program that works there should not fail here. Get_nth_pset still reports the capitals. */
 static int pset_index(const char *name)
 {
     for (int i = 0; name != NULL && i < N_PSETS; i++)
-        if (strcmp(name, pset_names[i]) == 0)
+        if (strcasecmp(name, pset_names[i]) == 0)
             return i;
     return -1;
 }

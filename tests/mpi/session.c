@@ -97,8 +97,21 @@ static void errors(MPI_Session s, int size, int rank)
     int len = 0, rc;
     rc = MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g);
     CHECK(rc == MPI_ERR_ARG, "unknown pset gave %d", rc);
+    /* the built-in names match without regard to case, as in MPICH (MPICH's init/session_self asks
+       for "mpi://self"); a name that differs in more than case is still unknown */
     rc = MPI_Session_get_pset_info(s, "mpi://world", &info);
-    CHECK(rc == MPI_ERR_ARG, "pset names are case-sensitive: got %d", rc);
+    CHECK(rc == MPI_SUCCESS, "\"mpi://world\" gave %d", rc);
+    char want[16];
+    snprintf(want, sizeof want, "%d", size);
+    check_info(info, "mpi_size", want);
+    MPI_OK(MPI_Info_free(&info));
+    MPI_OK(MPI_Group_from_session_pset(s, "MPI://Self", &g));
+    int gs = 0;
+    MPI_OK(MPI_Group_size(g, &gs));
+    CHECK(gs == 1, "\"MPI://Self\" has %d members", gs);
+    MPI_OK(MPI_Group_free(&g));
+    rc = MPI_Group_from_session_pset(s, "mpi://SELFS", &g);
+    CHECK(rc == MPI_ERR_ARG, "\"mpi://SELFS\" gave %d", rc);
     rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 2, &len, NULL);
     CHECK(rc == MPI_ERR_ARG, "pset 2 gave %d", rc);
     MPI_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
