@@ -698,14 +698,17 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
     plan_entries(&b, count, array_of_blocklengths, 0, NULL, array_of_types);
     for (int i = 0; i < count && !b.failed; i++)
         dt_builder_add(&b, array_of_types[i], array_of_displacements[i], array_of_blocklengths[i]);
-    /* Like a C struct, the extent is padded to the strictest member alignment (the standard's
-     * epsilon), unless a member carries an explicit upper bound: then that bound stands. */
-    if (b.any && !b.sticky && b.align > 1 && !b.failed) {
-        MPI_Aint ext = b.ub - b.lb, a = (MPI_Aint)b.align, padded;
-        if (!dt_aint_add(ext, a - 1, &padded) || !dt_aint_add(b.lb, padded / a * a, &b.ub))
-            b.failed = BF_OVERFLOW;
-    }
+    dt_builder_pad_struct(&b);
     return dt_new_type(fn, &b, c, newtype);
+}
+
+void dt_builder_pad_struct(dt_builder *b)
+{
+    if (b->any && !b->sticky && b->align > 1 && !b->failed) {
+        MPI_Aint ext = b->ub - b->lb, a = (MPI_Aint)b->align, padded;
+        if (!dt_aint_add(ext, a - 1, &padded) || !dt_aint_add(b->lb, padded / a * a, &b->ub))
+            b->failed = BF_OVERFLOW;
+    }
 }
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,

@@ -39,6 +39,9 @@ int64_t dt_add_cost(MPI_Datatype old, int64_t reps);
 void dt_builder_plan(dt_builder *b, int64_t blocks);
 /* Appends `reps` copies of `old` starting at disp, each old->extent apart. */
 void dt_builder_add(dt_builder *b, MPI_Datatype old, MPI_Aint disp, int64_t reps);
+/* MPI_Type_create_struct's end: like a C struct, the extent is padded to the strictest member
+ * alignment (the standard's epsilon), unless a member carries an explicit upper bound. */
+void dt_builder_pad_struct(dt_builder *b);
 /* Sets explicit (sticky) bounds, as MPI_Type_create_resized does: they replace the computed ones. */
 void dt_builder_set_bounds(dt_builder *b, MPI_Aint lb, MPI_Aint ub);
 

@@ -516,14 +516,15 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
 
 /* ---- datatype constructors ----
  * All values within int: the int constructor, which records them as integers (so the int
- * introspection calls keep working). Beyond int: contiguous, vector and hvector are built here
- * with their values recorded as large counts; the array constructors refuse (MPI_ERR_COUNT). */
+ * introspection calls keep working). Beyond int: contiguous, vector, hvector, the indexed forms
+ * and struct are built here with their values recorded as large counts; subarray and darray
+ * refuse (MPI_ERR_COUNT). */
 
 static int too_large(const char *fn, const char *what, MPI_Count v)
 {
     return mpi_error(NULL, MPI_ERR_COUNT, fn,
-                     "%s %lld is beyond int: credo builds only contiguous, vector and hvector "
-                     "types from larger values", what, (long long)v);
+                     "%s %lld is beyond int: credo takes larger values only in the contiguous, "
+                     "vector, indexed and struct constructors", what, (long long)v);
 }
 
 /* Copies n MPI_Count values into ints (NULL when out of memory), or reports one beyond int. */
@@ -645,13 +646,101 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
     return vector_large(fn, MPI_COMBINER_HVECTOR, count, blocklength, stride, oldtype, newtype);
 }
 
-/* The array constructors: count must fit (it sizes int arrays of the int form) and so must every
- * blocklength and element displacement; byte displacements are MPI_Aint already. */
-static int array_count(const char *fn, MPI_Count count)
+/* The array constructors. All values within int: the int constructor (which records ints). Any
+ * value beyond int: the blocks are appended here with 64-bit lengths and the arguments recorded as
+ * large counts in MPI 4.0's order for the _c constructors: count, the blocklength(s), then the
+ * displacements (2 count + 1 values, count + 2 for the _block forms), the type(s) as datatypes. */
+typedef struct lc_blocks {
+    int combiner;
+    MPI_Count count;
+    const MPI_Count *bl;         /* per block; NULL for the _block forms: bl1 for every block */
+    MPI_Count bl1;
+    const MPI_Count *disp;
+    int disp_elems;              /* indexed, indexed_block: displacements in old's extent */
+    MPI_Datatype old;            /* the old type, or NULL for struct: types[i] */
+    const MPI_Datatype *types;
+} lc_blocks;
+
+static int all_fit(MPI_Count n, const MPI_Count *v)
 {
-    if (count < 0)
-        return mpi_error(NULL, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
-    return count > INT_MAX ? too_large(fn, "count", count) : MPI_SUCCESS;
+    for (MPI_Count i = 0; v != NULL && i < n; i++)
+        if (!lc_fits_int(v[i]))
+            return 0;
+    return 1;
+}
+
+static int blocks_large(const char *fn, const lc_blocks *a, MPI_Datatype *newtype)
+{
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
+    MPI_Count n = a->count;
+    if (n < 0)
+        return mpi_error(NULL, MPI_ERR_COUNT, fn, "negative count %lld", (long long)n);
+    if (a->types == NULL && !dt_live(a->old))
+        return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (newtype == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
+    /* the record's arrays are sized by int (dt_contents) */
+    if (n > (INT_MAX - 2) / 2)
+        return mpi_error(NULL, MPI_ERR_COUNT, fn, "count %lld too large", (long long)n);
+    if (n > 0 && (a->disp == NULL || (a->bl == NULL && a->combiner != MPI_COMBINER_INDEXED_BLOCK &&
+                                      a->combiner != MPI_COMBINER_HINDEXED_BLOCK)))
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL array");
+    if (a->bl1 < 0)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %lld", (long long)a->bl1);
+    for (MPI_Count i = 0; i < n; i++) {
+        if (a->bl != NULL && a->bl[i] < 0)
+            return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %lld in block %lld",
+                             (long long)a->bl[i], (long long)i);
+        if (a->types != NULL && !dt_live(a->types[i]))
+            return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype in block %lld", (long long)i);
+    }
+    int64_t nl = a->bl != NULL ? 2 * n + 1 : n + 2;
+    dt_contents *c = dt_contents_new(a->combiner, 0, 0, a->types != NULL ? n : 1);
+    if (c != NULL && (c->larges = malloc((size_t)nl * sizeof *c->larges)) == NULL) {
+        c->nd = 0; /* no type retained yet */
+        dt_contents_free(c);
+        c = NULL;
+    }
+    if (c != NULL) {
+        c->nl = (int)nl;
+        MPI_Count *l = c->larges;
+        *l++ = n;
+        if (a->bl != NULL) {
+            memcpy(l, a->bl, (size_t)n * sizeof *l);
+            l += n;
+        } else {
+            *l++ = a->bl1;
+        }
+        if (n > 0)
+            memcpy(l, a->disp, (size_t)n * sizeof *l);
+        for (MPI_Count i = 0; i < c->nd; i++)
+            c->types[i] = a->types != NULL ? a->types[i] : a->old;
+    }
+    dt_builder b;
+    dt_builder_init(&b);
+    int64_t cost = 0;
+    for (MPI_Count i = 0; i < n && cost <= DT_MAX_BLOCKS; i++) {
+        int64_t k = dt_add_cost(a->types != NULL ? a->types[i] : a->old, a->bl != NULL ? a->bl[i] : a->bl1);
+        cost = k > DT_MAX_BLOCKS ? INT64_MAX : cost + k;
+    }
+    dt_builder_plan(&b, cost);
+    for (MPI_Count i = 0; i < n && !b.failed; i++) {
+        MPI_Datatype t = a->types != NULL ? a->types[i] : a->old;
+        MPI_Count len = a->bl != NULL ? a->bl[i] : a->bl1;
+        MPI_Aint d = (MPI_Aint)a->disp[i];
+        if (a->disp_elems && !dt_aint_mul(t->extent, a->disp[i], &d))
+            b.failed = BF_OVERFLOW;
+        else if (len > 0)
+            dt_builder_add(&b, t, d, len);
+    }
+    if (a->types != NULL) {
+        dt_builder_pad_struct(&b);
+    } else if (b.basic == -1) { /* no element: the old type's basic type, as the int forms do */
+        b.basic = a->old->basic;
+        b.elem_size = a->old->elem_size;
+    }
+    return dt_new_type(fn, &b, c, newtype);
 }
 
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
@@ -660,10 +749,14 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Type_indexed_c";
+    lc_blocks a = {MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0, array_of_displacements,
+                   1, oldtype, NULL};
+    if (!lc_fits_int(count) || !all_fit(count, array_of_blocklengths) ||
+        !all_fit(count, array_of_displacements))
+        return blocks_large(fn, &a, newtype);
     int *bl = NULL, *disp = NULL;
-    int rc = array_count(fn, count);
-    if (rc == MPI_SUCCESS && (rc = to_ints(fn, "blocklength", count, array_of_blocklengths,
-                                           &bl)) == MPI_SUCCESS &&
+    int rc = to_ints(fn, "blocklength", count, array_of_blocklengths, &bl);
+    if (rc == MPI_SUCCESS &&
         (rc = to_ints(fn, "displacement", count, array_of_displacements, &disp)) == MPI_SUCCESS)
         rc = PMPI_Type_indexed((int)count, bl, disp, oldtype, newtype);
     free(bl);
@@ -677,12 +770,14 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Type_create_hindexed_c";
+    lc_blocks a = {MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0, array_of_displacements,
+                   0, oldtype, NULL};
+    if (!lc_fits_int(count) || !all_fit(count, array_of_blocklengths))
+        return blocks_large(fn, &a, newtype);
     int *bl = NULL;
     MPI_Aint *disp = NULL;
-    int rc = array_count(fn, count);
-    if (rc == MPI_SUCCESS && (rc = to_ints(fn, "blocklength", count, array_of_blocklengths,
-                                           &bl)) == MPI_SUCCESS &&
-        (rc = to_aints(fn, count, array_of_displacements, &disp)) == MPI_SUCCESS)
+    int rc = to_ints(fn, "blocklength", count, array_of_blocklengths, &bl);
+    if (rc == MPI_SUCCESS && (rc = to_aints(fn, count, array_of_displacements, &disp)) == MPI_SUCCESS)
         rc = PMPI_Type_create_hindexed((int)count, bl, disp, oldtype, newtype);
     free(bl);
     free(disp);
@@ -695,12 +790,13 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Type_create_indexed_block_c";
+    lc_blocks a = {MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength, array_of_displacements,
+                   1, oldtype, NULL};
+    if (!lc_fits_int(count) || !lc_fits_int(blocklength) || !all_fit(count, array_of_displacements))
+        return blocks_large(fn, &a, newtype);
     int *disp = NULL;
-    int rc = array_count(fn, count);
-    if (rc == MPI_SUCCESS && !lc_fits_int(blocklength))
-        rc = too_large(fn, "blocklength", blocklength);
-    if (rc == MPI_SUCCESS &&
-        (rc = to_ints(fn, "displacement", count, array_of_displacements, &disp)) == MPI_SUCCESS)
+    int rc = to_ints(fn, "displacement", count, array_of_displacements, &disp);
+    if (rc == MPI_SUCCESS)
         rc = PMPI_Type_create_indexed_block((int)count, (int)blocklength, disp, oldtype, newtype);
     free(disp);
     return rc;
@@ -712,12 +808,13 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Type_create_hindexed_block_c";
+    lc_blocks a = {MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, array_of_displacements,
+                   0, oldtype, NULL};
+    if (!lc_fits_int(count) || !lc_fits_int(blocklength))
+        return blocks_large(fn, &a, newtype);
     MPI_Aint *disp = NULL;
-    int rc = array_count(fn, count);
-    if (rc == MPI_SUCCESS && !lc_fits_int(blocklength))
-        rc = too_large(fn, "blocklength", blocklength);
-    if (rc == MPI_SUCCESS &&
-        (rc = to_aints(fn, count, array_of_displacements, &disp)) == MPI_SUCCESS)
+    int rc = to_aints(fn, count, array_of_displacements, &disp);
+    if (rc == MPI_SUCCESS)
         rc = PMPI_Type_create_hindexed_block((int)count, (int)blocklength, disp, oldtype,
                                              newtype);
     free(disp);
@@ -730,12 +827,17 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Type_create_struct_c";
+    if (!lc_fits_int(count) || !all_fit(count, array_of_blocklengths)) {
+        if (count > 0 && array_of_types == NULL)
+            return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
+        lc_blocks a = {MPI_COMBINER_STRUCT, count, array_of_blocklengths, 0,
+                       array_of_displacements, 0, NULL, array_of_types};
+        return blocks_large(fn, &a, newtype);
+    }
     int *bl = NULL;
     MPI_Aint *disp = NULL;
-    int rc = array_count(fn, count);
-    if (rc == MPI_SUCCESS && (rc = to_ints(fn, "blocklength", count, array_of_blocklengths,
-                                           &bl)) == MPI_SUCCESS &&
-        (rc = to_aints(fn, count, array_of_displacements, &disp)) == MPI_SUCCESS)
+    int rc = to_ints(fn, "blocklength", count, array_of_blocklengths, &bl);
+    if (rc == MPI_SUCCESS && (rc = to_aints(fn, count, array_of_displacements, &disp)) == MPI_SUCCESS)
         rc = PMPI_Type_create_struct((int)count, bl, disp, array_of_types, newtype);
     free(bl);
     free(disp);

@@ -232,6 +232,55 @@ static void datatypes(void) {
     MPI_OK(MPI_Type_free(&t2));
     MPI_OK(MPI_Type_free(&t));
 
+    /* the indexed forms and struct beyond int (MPICH's datatype/type_large builds such a hindexed) */
+    MPI_Count lbl[3] = {1, BIG, 2}, ldp[3] = {0, 8, BIG + 16};
+    MPI_OK(MPI_Type_create_hindexed_c(3, lbl, ldp, MPI_BYTE, &t2));
+    type_is(t2, BIG + 3, 0, BIG + 18, "hindexed_c beyond int");
+    MPI_Count l7[7] = {0};
+    MPI_OK(MPI_Type_get_envelope_c(t2, &ni, &na, &nl, &nd, &comb));
+    CHECK(ni == 0 && na == 0 && nl == 7 && nd == 1 && comb == MPI_COMBINER_HINDEXED,
+          "envelope_c of a large hindexed: %lld %lld %lld %lld %d", (long long)ni, (long long)na,
+          (long long)nl, (long long)nd, comb);
+    MPI_OK(MPI_Type_get_contents_c(t2, 0, 0, 7, 1, i4, NULL, l7, old));
+    CHECK(l7[0] == 3 && l7[1] == 1 && l7[2] == BIG && l7[3] == 2 && l7[4] == 0 && l7[5] == 8 &&
+              l7[6] == BIG + 16 && old[0] == MPI_BYTE,
+          "contents_c of a large hindexed: %lld %lld %lld %lld %lld %lld %lld", (long long)l7[0],
+          (long long)l7[1], (long long)l7[2], (long long)l7[3], (long long)l7[4], (long long)l7[5],
+          (long long)l7[6]);
+    MPI_OK(MPI_Type_free(&t2));
+    /* element displacements: block 1 starts at BIG ints, beyond int as a count of elements too */
+    MPI_Count ibl[2] = {2, 1}, idp[2] = {0, BIG};
+    MPI_OK(MPI_Type_indexed_c(2, ibl, idp, MPI_INT, &t2));
+    type_is(t2, 12, 0, 4 * BIG + 4, "indexed_c with a displacement beyond int");
+    MPI_OK(MPI_Type_free(&t2));
+    MPI_OK(MPI_Type_create_indexed_block_c(2, BIG, idp, MPI_BYTE, &t2));
+    type_is(t2, 2 * BIG, 0, 2 * BIG, "indexed_block_c beyond int");
+    MPI_OK(MPI_Type_get_envelope_c(t2, &ni, &na, &nl, &nd, &comb));
+    CHECK(nl == 4 && nd == 1 && comb == MPI_COMBINER_INDEXED_BLOCK,
+          "envelope_c of a large indexed_block: nl %lld nd %lld combiner %d", (long long)nl,
+          (long long)nd, comb);
+    MPI_OK(MPI_Type_free(&t2));
+    MPI_Count hdp[2] = {BIG, 0};
+    MPI_OK(MPI_Type_create_hindexed_block_c(2, BIG, hdp, MPI_BYTE, &t2));
+    type_is(t2, 2 * BIG, 0, 2 * BIG, "hindexed_block_c beyond int");
+    MPI_OK(MPI_Type_free(&t2));
+    MPI_Count sl[2] = {1, BIG}, sd[2] = {0, 8};
+    MPI_Datatype st2[2] = {MPI_DOUBLE, MPI_BYTE};
+    MPI_OK(MPI_Type_create_struct_c(2, sl, sd, st2, &t2));
+    type_is(t2, 8 + BIG, 0, (8 + BIG + 7) / 8 * 8, "struct_c beyond int (padded to 8)");
+    MPI_OK(MPI_Type_get_envelope_c(t2, &ni, &na, &nl, &nd, &comb));
+    CHECK(nl == 5 && nd == 2 && comb == MPI_COMBINER_STRUCT,
+          "envelope_c of a large struct: nl %lld nd %lld combiner %d", (long long)nl, (long long)nd, comb);
+    MPI_OK(MPI_Type_free(&t2));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_Count nbl[2] = {-1, BIG};
+    CHECK(MPI_Type_create_hindexed_c(2, nbl, ldp, MPI_BYTE, &t2) == MPI_ERR_ARG,
+          "a negative blocklength beside one beyond int did not fail with MPI_ERR_ARG");
+    MPI_Datatype bad[2] = {MPI_BYTE, MPI_DATATYPE_NULL};
+    CHECK(MPI_Type_create_struct_c(2, sl, sd, bad, &t2) == MPI_ERR_TYPE,
+          "a NULL type in a large struct did not fail with MPI_ERR_TYPE");
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+
     /* within int: the int constructors' results */
     MPI_OK(MPI_Type_contiguous_c(3, MPI_INT, &t));
     type_is(t, 12, 0, 12, "contiguous_c");
