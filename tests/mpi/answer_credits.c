@@ -1,7 +1,10 @@
 /* tests/mpi/answer_credits.c — a receiver that floods its sender with small messages the sender has
  * not received yet, while a large message from that sender is under way, still lets the large send
  * complete: the sender's wait returns the flood's held credits, so the answers its send waits for
- * (FIN, CTS, pipelined-copy acknowledgements) can be written. np 2. */
+ * (FIN, CTS, pipelined-copy acknowledgements) can be written. np 2. Each round starts with a small
+ * "go" message from the sender: it carries the credit the sender still owed (the barrier's slot), so
+ * the RTS carries none and the answer cannot live on it (without "go", a lone FIN got through on
+ * that credit even without the rule). */
 #include "testutil.h"
 
 enum { FLOOD = 3000 };
@@ -24,6 +27,8 @@ int main(int argc, char **argv) {
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         if (rank == 0) {
             tu_fill(buf, n, rank, 70u + (unsigned)round);
+            int go = round;
+            MPI_OK(MPI_Send(&go, 1, MPI_INT, 1, 3, MPI_COMM_WORLD));
             MPI_Request big;
             MPI_OK(MPI_Isend(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &big));
             /* Legal: the matching receive is posted; the flood is received only afterwards. */
@@ -34,6 +39,9 @@ int main(int argc, char **argv) {
             }
         } else {
             MPI_Request big;
+            int go = -1;
+            MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(go == round, "go message %d in round %d", go, round);
             if (!flood_first)
                 MPI_OK(MPI_Irecv(buf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &big));
             for (int k = 0; k < FLOOD; k++) {
