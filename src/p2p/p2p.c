@@ -1789,14 +1789,24 @@ int p2p_oversubscribed(void)
 
 static void wait_step(p2p_waiter *w);
 
-void p2p_wait_step(p2p_waiter *w)
+/* relaxed: hints (one sleep's length; a peer's choice of rendezvous path), ordered by nothing */
+static inline void waiting_begin(void)
 {
-    /* relaxed: hints (one sleep's length; a peer's choice of rendezvous path), ordered by nothing */
     atomic_store_explicit(&app_in_wait_step, 1, memory_order_relaxed);
     atomic_store_explicit(&P.self.ctl->in_wait, 1, memory_order_relaxed);
-    wait_step(w);
+}
+
+static inline void waiting_end(void)
+{
     atomic_store_explicit(&P.self.ctl->in_wait, 0, memory_order_relaxed);
     atomic_store_explicit(&app_in_wait_step, 0, memory_order_relaxed);
+}
+
+void p2p_wait_step(p2p_waiter *w)
+{
+    waiting_begin();
+    wait_step(w);
+    waiting_end();
 }
 
 static void wait_step(p2p_waiter *w)
@@ -1891,11 +1901,17 @@ void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us)
     mbox_sleep(&P.self, next_arrival, timeout_us);
 }
 
+/* A blocking wait keeps in_wait up for its whole loop: a receiver choosing the rendezvous path reads
+ * it once, and stepping it down between steps let that read see an idle sender now and then. */
 void p2p_wait(p2p_req *req)
 {
     p2p_waiter w = P2P_WAITER_INIT;
+    if (req->done)
+        return;
+    waiting_begin();
     while (!req->done)
-        p2p_wait_step(&w);
+        wait_step(&w);
+    waiting_end();
 }
 
 int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int mode)
@@ -1922,13 +1938,22 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
         p2p_req_free(&r->pub);
         return 0;
     }
+    /* This call waits right after its RTS is out: say so before the receiver can read the RTS and
+     * choose a path (with in_wait still down it took CMA for about one blocking rendezvous send in
+     * six in a ping-pong, the slower path there; docs/ARCHITECTURE.md, "Choosing the rendezvous
+     * path"). */
+    waiting_begin();
     p2p_req *r;
     int rc = isend_impl(buf, bytes, dest, tag, ctx, mode, 0, pp, &r);
-    if (rc)
-        return rc;
-    p2p_wait(r);
-    p2p_req_free(r);
-    return 0;
+    if (rc == 0) {
+        p2p_waiter w = P2P_WAITER_INIT;
+        while (!r->done)
+            wait_step(&w);
+    }
+    waiting_end();
+    if (rc == 0)
+        p2p_req_free(r);
+    return rc;
 }
 
 /* Blocking-receive fast path: a specific-source receive with nothing queued that could match before
