@@ -1,6 +1,8 @@
 /* tests/mpi/busy_sender.c — a rendezvous message whose sender makes no MPI call after MPI_Isend (it
  * computes), or stops making them in the middle of a pipelined copy, still reaches the receiver that
- * waits for it: credo then pulls it, or the rest of it, with CMA. np 2. */
+ * waits for it: credo then pulls it, or the rest of it, with CMA. And the other side of that rule: a
+ * blocking MPI_Send is seen as waiting from its RTS on, so every message of a ping-pong takes the
+ * same path. np 2. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -138,7 +140,37 @@ int main(int argc, char **argv) {
     else
         tu_note("%d of 2 sizes took the copy (the others were read whole with CMA, as the machine was busy)", copied);
     MPI_OK(MPI_Win_free(&win));
-    tu_note("4 MiB and 16 MiB messages arrived after their sender left MPI in mid-copy");
+
+    /* A blocking ping-pong: each MPI_Send waits right after its RTS, so the receiver must see its
+     * sender as waiting and take the same path for every message (the copy: CTS, chunks and their
+     * acknowledgements; CMA would be one FIN). Rank 0 counts the packets it writes per round trip;
+     * when the flag went up only after the RTS, about one message in six took CMA and the count
+     * moved. */
+    enum { PP_BYTES = 512 * 1024, PP_ROUNDS = 200 };
+    char *pp = tu_xmalloc(PP_BYTES);
+    memset(pp, rank, PP_BYTES);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    credo_fc_stats st0, st1;
+    for (int k = 0; k < PP_ROUNDS; k++) {
+        if (rank == 0) {
+            MPI_OK(credo_fc_stats_get(&st0) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
+            MPI_OK(MPI_Send(pp, PP_BYTES, MPI_BYTE, 1, 20, MPI_COMM_WORLD));
+            MPI_OK(MPI_Recv(pp, PP_BYTES, MPI_BYTE, 1, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            MPI_OK(credo_fc_stats_get(&st1) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
+            uint64_t d = st1.data_packets_sent - st0.data_packets_sent;
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+        } else {
+            MPI_OK(MPI_Recv(pp, PP_BYTES, MPI_BYTE, 0, 20, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Send(pp, PP_BYTES, MPI_BYTE, 0, 21, MPI_COMM_WORLD));
+        }
+    }
+    if (rank == 0) {
+        CHECK(lo == hi, "ping-pong of %d-byte blocking sends: %llu to %llu packets per round trip (a receiver "
+              "saw a blocking sender as not waiting)", PP_BYTES, (unsigned long long)lo, (unsigned long long)hi);
+        tu_note("%d blocking 512 KiB round trips took %llu packets each", PP_ROUNDS, (unsigned long long)lo);
+    }
+    free(pp);
 #else
     tu_note("credo-specific: nothing to check under another MPI");
 #endif
