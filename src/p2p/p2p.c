@@ -1903,14 +1903,19 @@ void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us)
 
 /* A blocking wait keeps in_wait up for its whole loop: a receiver choosing the rendezvous path reads
  * it once, and stepping it down between steps let that read see an idle sender now and then. */
-void p2p_wait(p2p_req *req)
+static void wait_until_done(p2p_req *req)
 {
     p2p_waiter w = P2P_WAITER_INIT;
+    while (!req->done)
+        wait_step(&w);
+}
+
+void p2p_wait(p2p_req *req)
+{
     if (req->done)
         return;
     waiting_begin();
-    while (!req->done)
-        wait_step(&w);
+    wait_until_done(req);
     waiting_end();
 }
 
@@ -1945,11 +1950,8 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
     waiting_begin();
     p2p_req *r;
     int rc = isend_impl(buf, bytes, dest, tag, ctx, mode, 0, pp, &r);
-    if (rc == 0) {
-        p2p_waiter w = P2P_WAITER_INIT;
-        while (!r->done)
-            wait_step(&w);
-    }
+    if (rc == 0)
+        wait_until_done(r);
     waiting_end();
     if (rc == 0)
         p2p_req_free(r);
