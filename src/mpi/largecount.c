@@ -657,7 +657,7 @@ typedef struct lc_blocks {
     MPI_Count bl1;
     const MPI_Count *disp;
     int disp_elems;              /* indexed, indexed_block: displacements in old's extent */
-    MPI_Datatype old;            /* the old type, or NULL for struct: types[i] */
+    MPI_Datatype old;            /* the old type; NULL for struct, which has types[i] */
     const MPI_Datatype *types;
 } lc_blocks;
 
@@ -669,14 +669,21 @@ static int all_fit(MPI_Count n, const MPI_Count *v)
     return 1;
 }
 
+/* Block i's type and length. */
+static inline MPI_Datatype blk_type(const lc_blocks *a, MPI_Count i) { return a->old ? a->old : a->types[i]; }
+static inline MPI_Count blk_len(const lc_blocks *a, MPI_Count i) { return a->bl ? a->bl[i] : a->bl1; }
+
 static int blocks_large(const char *fn, const lc_blocks *a, MPI_Datatype *newtype)
 {
+    int is_struct = a->combiner == MPI_COMBINER_STRUCT;
     if (!MPI_READY())
         return mpi_not_ready(fn);
     MPI_Count n = a->count;
     if (n < 0)
         return mpi_error(NULL, MPI_ERR_COUNT, fn, "negative count %lld", (long long)n);
-    if (a->types == NULL && !dt_live(a->old))
+    if (is_struct && n > 0 && a->types == NULL)
+        return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    if (!is_struct && !dt_live(a->old))
         return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
     if (newtype == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
@@ -692,11 +699,11 @@ static int blocks_large(const char *fn, const lc_blocks *a, MPI_Datatype *newtyp
         if (a->bl != NULL && a->bl[i] < 0)
             return mpi_error(NULL, MPI_ERR_ARG, fn, "negative blocklength %lld in block %lld",
                              (long long)a->bl[i], (long long)i);
-        if (a->types != NULL && !dt_live(a->types[i]))
+        if (is_struct && !dt_live(a->types[i]))
             return mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype in block %lld", (long long)i);
     }
     int64_t nl = a->bl != NULL ? 2 * n + 1 : n + 2;
-    dt_contents *c = dt_contents_new(a->combiner, 0, 0, a->types != NULL ? n : 1);
+    dt_contents *c = dt_contents_new(a->combiner, 0, 0, is_struct ? n : 1);
     if (c != NULL && (c->larges = malloc((size_t)nl * sizeof *c->larges)) == NULL) {
         c->nd = 0; /* no type retained yet */
         dt_contents_free(c);
@@ -715,26 +722,26 @@ static int blocks_large(const char *fn, const lc_blocks *a, MPI_Datatype *newtyp
         if (n > 0)
             memcpy(l, a->disp, (size_t)n * sizeof *l);
         for (MPI_Count i = 0; i < c->nd; i++)
-            c->types[i] = a->types != NULL ? a->types[i] : a->old;
+            c->types[i] = blk_type(a, i);
     }
     dt_builder b;
     dt_builder_init(&b);
     int64_t cost = 0;
     for (MPI_Count i = 0; i < n && cost <= DT_MAX_BLOCKS; i++) {
-        int64_t k = dt_add_cost(a->types != NULL ? a->types[i] : a->old, a->bl != NULL ? a->bl[i] : a->bl1);
+        int64_t k = dt_add_cost(blk_type(a, i), blk_len(a, i));
         cost = k > DT_MAX_BLOCKS ? INT64_MAX : cost + k;
     }
     dt_builder_plan(&b, cost);
     for (MPI_Count i = 0; i < n && !b.failed; i++) {
-        MPI_Datatype t = a->types != NULL ? a->types[i] : a->old;
-        MPI_Count len = a->bl != NULL ? a->bl[i] : a->bl1;
+        MPI_Datatype t = blk_type(a, i);
+        MPI_Count len = blk_len(a, i);
         MPI_Aint d = (MPI_Aint)a->disp[i];
         if (a->disp_elems && !dt_aint_mul(t->extent, a->disp[i], &d))
             b.failed = BF_OVERFLOW;
         else if (len > 0)
             dt_builder_add(&b, t, d, len);
     }
-    if (a->types != NULL) {
+    if (is_struct) {
         dt_builder_pad_struct(&b);
     } else if (b.basic == -1) { /* no element: the old type's basic type, as the int forms do */
         b.basic = a->old->basic;
@@ -827,13 +834,10 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Type_create_struct_c";
-    if (!lc_fits_int(count) || !all_fit(count, array_of_blocklengths)) {
-        if (count > 0 && array_of_types == NULL)
-            return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL argument");
-        lc_blocks a = {MPI_COMBINER_STRUCT, count, array_of_blocklengths, 0,
-                       array_of_displacements, 0, NULL, array_of_types};
+    lc_blocks a = {MPI_COMBINER_STRUCT, count, array_of_blocklengths, 0, array_of_displacements, 0,
+                   NULL, array_of_types};
+    if (!lc_fits_int(count) || !all_fit(count, array_of_blocklengths))
         return blocks_large(fn, &a, newtype);
-    }
     int *bl = NULL;
     MPI_Aint *disp = NULL;
     int rc = to_ints(fn, "blocklength", count, array_of_blocklengths, &bl);
