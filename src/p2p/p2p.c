@@ -911,8 +911,8 @@ static void copy_recv_free(copy_recv *c)
  * acknowledges the chunks the sender still stages (with `taken` set, so it stops) until its COPY_END.
  * Silence is measured per sender, not per transfer: transfers queued behind the one the sender is
  * copying are not stalled. Taking those over too made window bandwidth at 16 MiB 15-30 % slower (CMA
- * is the slower path on the development VM), and so did trusting one look at in_wait, which also
- * reads 0 for a moment between two wait steps of a waiting sender. */
+ * is the slower path on the development VM), and so did trusting one look at in_wait, which reads 0
+ * for a moment between two steps of a wait loop built on p2p_wait_step (p2p_wait holds it up). */
 #define COPY_TAKEOVER_NS 50000u
 #define COPY_OUT_NS 20000u
 static int copy_takeover(void)
@@ -925,9 +925,8 @@ static int copy_takeover(void)
         dest_queue *q = &P.dq[c->src];
         if (!c->r || t - c->cts_ns < COPY_TAKEOVER_NS || t - q->copy_rx_ns < COPY_TAKEOVER_NS)
             continue;
-        /* in_wait also reads 0 for a moment between two wait steps: the sender must read as
-         * outside MPI at every look for COPY_OUT_NS. relaxed: a hint, as in rndv_pull; the takeover
-         * is correct whatever the sender does. */
+        /* the sender must read as outside MPI at every look for COPY_OUT_NS (see above). relaxed: a
+         * hint, as in rndv_pull; the takeover is correct whatever the sender does. */
         if (atomic_load_explicit(&P.peer[c->src].ctl->in_wait, memory_order_relaxed)) {
             q->out_since_ns = 0;
             continue;
