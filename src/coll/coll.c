@@ -503,12 +503,14 @@ static int direct_send(const void *buf, size_t n, int to, int tag, uint32_t ctx,
  * GOAL code. */
 static int direct_finish(p2p_req **sends, int posted, int rc, int trunc)
 {
+    p2p_waiting_begin(); /* one wait over all the sends (p2p.h) */
     for (int i = 0; i < posted; i++) {
         p2p_wait(sends[i]);
         if (!rc)
             rc = sends[i]->status.error;
         p2p_req_free(sends[i]);
     }
+    p2p_waiting_end();
     return rc ? goal_err_of_p2p(rc) : trunc ? GOAL_ERR_TRUNCATE : GOAL_SUCCESS;
 }
 

@@ -379,8 +379,10 @@ void goal_exec_free(struct goal_run *run)
 int goal_exec_wait(struct goal_run *run)
 {
     p2p_waiter w = P2P_WAITER_INIT;
+    p2p_waiting_begin();
     while (!__atomic_load_n(&run->done, __ATOMIC_ACQUIRE))
         p2p_wait_step(&w);
+    p2p_waiting_end();
     return run->error;
 }
 

@@ -113,8 +113,10 @@ int mpi_bsend_start(const char *fn, const void *buf, int count, MPI_Datatype dt,
 void mpi_bsend_drain(void)
 {
     p2p_waiter w = P2P_WAITER_INIT;
+    p2p_waiting_begin();
     while (bs.used != NULL)
         p2p_wait_step(&w);
+    p2p_waiting_end();
 }
 
 int MPI_Buffer_attach(void *buffer, int size)

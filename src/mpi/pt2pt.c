@@ -624,14 +624,18 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
     p2p_status ps;
     int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
     p2p_waiter w = P2P_WAITER_INIT;
+    if (block)
+        p2p_waiting_begin(); /* one wait across the steps (p2p.h) */
     for (;;) {
         rc = p2p_iprobe(jsrc, tag, comm->ctx, flag, &ps); /* progresses when nothing matches */
-        if (rc != P2P_OK)
-            return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
-        if (*flag || !block)
+        if (rc != P2P_OK || *flag || !block)
             break;
         p2p_wait_step(&w);
     }
+    if (block)
+        p2p_waiting_end();
+    if (rc != P2P_OK)
+        return mpi_error(comm, mpi_err_of_p2p(rc), fn, "probe failed");
     if (*flag)
         fill_probe_status(comm, &ps, status);
     return MPI_SUCCESS;
@@ -712,12 +716,17 @@ static int mprobe(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
     }
     int jsrc = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : comm->world_of[source];
     p2p_waiter w = P2P_WAITER_INIT;
+    if (block)
+        p2p_waiting_begin(); /* as in probe() */
     for (;;) {
         rc = mprobe_once(fn, jsrc, tag, comm, flag, message, status); /* progresses if no match */
         if (rc != MPI_SUCCESS || *flag || !block)
-            return rc;
+            break;
         p2p_wait_step(&w);
     }
+    if (block)
+        p2p_waiting_end();
+    return rc;
 }
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,

@@ -220,11 +220,13 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     int rc = check_array(fn, count, array_of_requests);
     if (rc != MPI_SUCCESS)
         return rc;
+    p2p_waiting_begin(); /* one wait from the first request to the last (p2p.h) */
     for (int i = 0; i < count; i++) {
         p2p_req *r = AS_P2P(array_of_requests[i]);
         if (r != NULL && !r->done)
             p2p_wait(r);
     }
+    p2p_waiting_end();
     return finish_all(fn, count, array_of_requests, array_of_statuses);
 }
 
@@ -290,8 +292,10 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
         return mpi_error(NULL, MPI_ERR_ARG, fn, "index is NULL");
     p2p_waiter w = P2P_WAITER_INIT;
     int i;
+    p2p_waiting_begin();
     while ((i = find_done(count, array_of_requests)) == -1)
         p2p_wait_step(&w);
+    p2p_waiting_end();
     if (i == MPI_UNDEFINED) {
         *index = MPI_UNDEFINED;
         mpi_status_empty(status);
@@ -374,8 +378,10 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     if (outcount == NULL || (incount > 0 && array_of_indices == NULL))
         return mpi_error(NULL, MPI_ERR_ARG, fn, "NULL output argument");
     p2p_waiter w = P2P_WAITER_INIT;
+    p2p_waiting_begin();
     while (find_done(incount, array_of_requests) == -1)
         p2p_wait_step(&w);
+    p2p_waiting_end();
     return some_finish(fn, incount, array_of_requests, outcount, array_of_indices,
                        array_of_statuses);
 }

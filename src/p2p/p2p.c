@@ -1196,7 +1196,9 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         size_t half_bytes = (size_t)(P.peer[src].ctl->staging_bytes / 2);
         memcpy(c->r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
         c->off += (size_t)w[2];
+        /* the sender staged this chunk, so it was in MPI: a takeover needs a new quiet streak */
         P.dq[src].copy_rx_ns = now_ns();
+        P.dq[src].out_since_ns = 0;
         queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, 0);
         if (c->off == c->n) {
             preq *r = c->r;
@@ -1788,17 +1790,36 @@ int p2p_oversubscribed(void)
 
 static void wait_step(p2p_waiter *w);
 
-/* relaxed: hints (one sleep's length; a peer's choice of rendezvous path), ordered by nothing */
+/* Waits nest: a wait loop of the layer above brackets its steps, MPI_Waitall runs one p2p_wait per
+ * request, and another thread may wait while ours sleeps with the lock dropped. The flags go up with
+ * the outermost wait and down with it, so a receiver choosing a rendezvous path never reads them
+ * down between two steps of one wait (that read made it take CMA for a sender that was waiting).
+ * The depth is counted under the caller's lock, like the rest of P. relaxed: the flags are hints
+ * (one sleep's length; a peer's choice of rendezvous path), ordered by nothing. */
 static inline void waiting_begin(void)
 {
+    if (P.wait_depth++)
+        return;
     atomic_store_explicit(&app_in_wait_step, 1, memory_order_relaxed);
     atomic_store_explicit(&P.self.ctl->in_wait, 1, memory_order_relaxed);
 }
 
 static inline void waiting_end(void)
 {
+    if (--P.wait_depth)
+        return;
     atomic_store_explicit(&P.self.ctl->in_wait, 0, memory_order_relaxed);
     atomic_store_explicit(&app_in_wait_step, 0, memory_order_relaxed);
+}
+
+void p2p_waiting_begin(void)
+{
+    waiting_begin();
+}
+
+void p2p_waiting_end(void)
+{
+    waiting_end();
 }
 
 void p2p_wait_step(p2p_waiter *w)
@@ -1965,10 +1986,10 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
 static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st);
 static int recv_direct(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
 {
-    /* this spin is a wait inside MPI too (see p2p_wait_step) */
-    atomic_store_explicit(&P.self.ctl->in_wait, 1, memory_order_relaxed);
+    /* this spin is a wait inside MPI too (see waiting_begin) */
+    waiting_begin();
     int got = recv_direct_spin(buf, bytes, src, tag, ctx, st);
-    atomic_store_explicit(&P.self.ctl->in_wait, 0, memory_order_relaxed);
+    waiting_end();
     return got;
 }
 static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)

@@ -124,7 +124,12 @@ typedef struct p2p_waiter {
 } p2p_waiter;
 #define P2P_WAITER_INIT {0, 0}
 void p2p_wait_step(p2p_waiter *w);
-/* Whether an application thread is inside p2p_wait_step now (a hint, read without the lock). */
+/* Bracket a wait loop built on p2p_wait_step (or several p2p_wait calls): this rank then reads as
+ * waiting inside MPI from the first step to the last, not only during each step, which decides how
+ * peers move rendezvous data to us. Brackets nest; call both under the lock that serializes p2p. */
+void p2p_waiting_begin(void);
+void p2p_waiting_end(void);
+/* Whether an application thread is inside a wait now (a hint, read without the lock). */
 int p2p_app_waiting(void);
 /* Whether this node runs more ranks than it has online CPUs (set at start-up). */
 int p2p_oversubscribed(void);

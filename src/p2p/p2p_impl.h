@@ -144,6 +144,7 @@ typedef struct p2p_engine {
     dest_queue *dq;      /* [size] */
     int *active;         /* ranks with queued work */
     int nactive;
+    int wait_depth;      /* nested waits in progress (waiting_begin); the flags are up while > 0 */
     preq *free_reqs;
     copy_job *copy_head, *copy_tail;
     copy_recv *crecv_head; /* our pipelined-copy receives, including taken-over ones */

@@ -171,6 +171,60 @@ int main(int argc, char **argv) {
         tu_note("%d blocking 512 KiB round trips took %llu packets each", PP_ROUNDS, (unsigned long long)lo);
     }
     free(pp);
+
+    /* The same for a wait loop of the MPI layer: rank 0 posts its rendezvous sends and then waits in
+     * MPI_Waitany for a message that rank 1 sends only after it received them all, one by one. Rank
+     * 0 is inside MPI the whole time, so each receive must take the copy and cost rank 1 the same
+     * packets. When the flag went up only during each step of the loop (not between two, where
+     * the loop looks at its requests), it read as down now and then, most often right after a
+     * completion woke the loop, and those messages took CMA. */
+    enum { WA_BYTES = 512 * 1024, WA_MSGS = 40 };
+    char *wa = tu_xmalloc((size_t)WA_BYTES * WA_MSGS);
+    memset(wa, rank + 1, (size_t)WA_BYTES * WA_MSGS);
+    if (rank == 0) {
+        MPI_Request sreq[WA_MSGS];
+        for (int k = 0; k < WA_MSGS; k++)
+            MPI_OK(MPI_Isend(wa + (size_t)k * WA_BYTES, WA_BYTES, MPI_BYTE, 1, 100 + k, MPI_COMM_WORLD, &sreq[k]));
+        /* the wait's array is long, as an application's array of receives from its neighbours may
+         * be, so the loop spends most of its spinning time looking at the array */
+        enum { WA_SLOTS = 512 };
+        MPI_Request wait_on[WA_SLOTS];
+        for (int k = 0; k < WA_SLOTS; k++)
+            wait_on[k] = MPI_REQUEST_NULL;
+        int token = 0, idx = -1;
+        MPI_OK(MPI_Irecv(&token, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, &wait_on[WA_SLOTS - 1]));
+        MPI_OK(MPI_Send(&token, 1, MPI_INT, 1, 97, MPI_COMM_WORLD)); /* the sends are out */
+        MPI_OK(MPI_Waitany(WA_SLOTS, wait_on, &idx, MPI_STATUS_IGNORE));
+        CHECK(idx == WA_SLOTS - 1 && token == WA_MSGS, "Waitany returned index %d, token %d", idx, token);
+        MPI_OK(MPI_Waitall(WA_MSGS, sreq, MPI_STATUSES_IGNORE));
+        uint64_t range[2];
+        MPI_OK(MPI_Recv(range, 2, MPI_UINT64_T, 1, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(range[0] == range[1], "receives from a sender in MPI_Waitany: %llu to %llu packets each (the "
+              "receiver saw it as not waiting)", (unsigned long long)range[0], (unsigned long long)range[1]);
+        tu_note("%d 512 KiB receives from a sender in MPI_Waitany took %llu packets each", WA_MSGS,
+                (unsigned long long)range[0]);
+    } else {
+        int ready;
+        MPI_OK(MPI_Recv(&ready, 1, MPI_INT, 0, 97, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        usleep(20000); /* rank 0 is inside MPI_Waitany by now, unless the machine is loaded */
+        lo = UINT64_MAX, hi = 0;
+        for (int k = 0; k < WA_MSGS; k++) {
+            MPI_OK(credo_fc_stats_get(&st0) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
+            MPI_OK(MPI_Recv(wa + (size_t)k * WA_BYTES, WA_BYTES, MPI_BYTE, 0, 100 + k, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE));
+            MPI_OK(credo_fc_stats_get(&st1) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
+            uint64_t d = st1.data_packets_sent - st0.data_packets_sent;
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+            CHECK(wa[(size_t)k * WA_BYTES] == 1 && wa[(size_t)(k + 1) * WA_BYTES - 1] == 1,
+                  "message %d arrived corrupted", k);
+        }
+        int token = WA_MSGS;
+        MPI_OK(MPI_Send(&token, 1, MPI_INT, 0, 99, MPI_COMM_WORLD));
+        uint64_t range[2] = {lo, hi};
+        MPI_OK(MPI_Send(range, 2, MPI_UINT64_T, 0, 98, MPI_COMM_WORLD));
+    }
+    free(wa);
 #else
     tu_note("credo-specific: nothing to check under another MPI");
 #endif
