@@ -125,6 +125,8 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Isendrecv";
+    sendtype = dt_or_byte_if_empty(sendcount, sendtype);
+    recvtype = dt_or_byte_if_empty(recvcount, recvtype);
     int rc;
     if ((rc = mpi_check_isend(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, request)) !=
             MPI_SUCCESS ||
@@ -150,6 +152,7 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Isendrecv_replace";
+    datatype = dt_or_byte_if_empty(count, datatype);
     int rc;
     if ((rc = mpi_check_isend(fn, buf, count, datatype, dest, sendtag, comm, request)) !=
             MPI_SUCCESS ||

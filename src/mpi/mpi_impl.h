@@ -231,6 +231,14 @@ static inline int dt_ok(MPI_Datatype d)
     return likely(d != NULL) && likely(d->magic == DT_MAGIC) && likely(d->flags & DT_F_COMMITTED);
 }
 
+/* A point-to-point call with count 0 and MPI_DATATYPE_NULL moves nothing, as with MPI_BYTE. The
+ * standard does not say (it is a null handle); MPICH accepts it and programs rely on that (a rank
+ * with nothing to send names no type), Open MPI refuses it. Applied where a call's checks start. */
+static inline MPI_Datatype dt_or_byte_if_empty(int count, MPI_Datatype dt)
+{
+    return dt == MPI_DATATYPE_NULL && count == 0 ? MPI_BYTE : dt;
+}
+
 /* ---- errors (errhandler.c) ---- */
 
 /* Reports `code` raised in MPI function `fn` through comm's handler (world's if comm is not

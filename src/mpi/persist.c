@@ -175,6 +175,7 @@ static int persist_create(const char *fn, const void *buf, int count, MPI_Dataty
 static int persist_init(const char *fn, const void *buf, int count, MPI_Datatype dt, int peer,
                         int tag, MPI_Comm comm, int kind, int mode, MPI_Request *request)
 {
+    dt = dt_or_byte_if_empty(count, dt);
     int rc = kind == PK_RECV ? mpi_check_irecv(fn, buf, count, dt, peer, tag, comm, request)
                              : mpi_check_isend(fn, buf, count, dt, peer, tag, comm, request);
     if (rc != MPI_SUCCESS)

@@ -262,6 +262,7 @@ p2p_req *mpi_req_proc_null(MPI_Comm comm)
 static int send_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
                      int tag, MPI_Comm comm, int mode)
 {
+    dt = dt_or_byte_if_empty(count, dt);
     int rc = mpi_check_send(fn, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
@@ -309,6 +310,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Bsend";
+    datatype = dt_or_byte_if_empty(count, datatype);
     int rc = mpi_check_send(fn, buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
@@ -320,6 +322,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, int mode, MPI_Request *request)
 {
+    dt = dt_or_byte_if_empty(count, dt);
     int rc = mpi_check_isend(fn, buf, count, dt, dest, tag, comm, request);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -385,6 +388,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     static const char fn[] = "MPI_Ibsend";
     if (request == NULL)
         return mpi_error(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+    datatype = dt_or_byte_if_empty(count, datatype);
     int rc = mpi_check_send(fn, buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -431,6 +435,7 @@ static void status_proc_null(MPI_Status *st)
 static int recv_slow(const char *fn, void *buf, int count, MPI_Datatype dt, int src, int tag,
                      MPI_Comm comm, MPI_Status *status)
 {
+    dt = dt_or_byte_if_empty(count, dt);
     int rc = mpi_check_recv(fn, buf, count, dt, src, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -480,6 +485,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     p2p_req *r;
     int rc;
     if (unlikely(!recv_fast_ok(buf, count, datatype, source, tag, comm) || request == NULL)) {
+        datatype = dt_or_byte_if_empty(count, datatype);
         rc = mpi_check_irecv(fn, buf, count, datatype, source, tag, comm, request);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -516,6 +522,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv";
+    sendtype = dt_or_byte_if_empty(sendcount, sendtype);
+    recvtype = dt_or_byte_if_empty(recvcount, recvtype);
     int rc;
     if ((rc = mpi_check_send(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm)) !=
             MPI_SUCCESS ||
@@ -554,6 +562,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Sendrecv_replace";
+    datatype = dt_or_byte_if_empty(count, datatype);
     int rc;
     if ((rc = mpi_check_send(fn, buf, count, datatype, dest, sendtag, comm)) != MPI_SUCCESS ||
         (rc = mpi_check_recv(fn, buf, count, datatype, source, recvtag, comm)) != MPI_SUCCESS)
@@ -780,6 +789,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Mrecv";
+    datatype = dt_or_byte_if_empty(count, datatype);
     int rc = mrecv_check(fn, buf, count, datatype, message);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -804,6 +814,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Imrecv";
+    datatype = dt_or_byte_if_empty(count, datatype);
     int rc = mrecv_check(fn, buf, count, datatype, message);
     if (rc != MPI_SUCCESS)
         return rc;

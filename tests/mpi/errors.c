@@ -125,6 +125,47 @@ int main(int argc, char **argv) {
            "Send with MPI_DATATYPE_NULL");
     expect(MPI_Recv(buf, 1, MPI_DATATYPE_NULL, 0, 0, W, &st), MPI_ERR_TYPE, -1,
            "Recv with MPI_DATATYPE_NULL");
+    /* ... but with count 0 it moves nothing, as MPICH allows: every point-to-point form between
+     * ranks 0 and 1 (a real message each; the tag tells them apart). */
+    if (size >= 2 && rank < 2) {
+        int peer = 1 - rank, n = -1;
+        MPI_Request q[2];
+        MPI_Message m;
+        if (rank == 0) {
+            MPI_OK(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, peer, 201, W));
+            MPI_OK(MPI_Isend(NULL, 0, MPI_DATATYPE_NULL, peer, 202, W, &q[0]));
+            MPI_OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Ssend(NULL, 0, MPI_DATATYPE_NULL, peer, 203, W));
+            MPI_OK(MPI_Send_init(NULL, 0, MPI_DATATYPE_NULL, peer, 204, W, &q[0]));
+            MPI_OK(MPI_Start(&q[0]));
+            MPI_OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Request_free(&q[0]));
+        } else {
+            MPI_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, peer, 201, W, &st));
+            MPI_OK(MPI_Get_count(&st, MPI_BYTE, &n));
+            CHECK(st.MPI_TAG == 201 && n == 0, "Recv with MPI_DATATYPE_NULL: tag %d, %d bytes", st.MPI_TAG, n);
+            MPI_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, peer, 202, W, &q[0]));
+            MPI_OK(MPI_Wait(&q[0], &st));
+            CHECK(st.MPI_TAG == 202, "Irecv with MPI_DATATYPE_NULL: tag %d", st.MPI_TAG);
+            MPI_OK(MPI_Recv_init(NULL, 0, MPI_DATATYPE_NULL, peer, 203, W, &q[1]));
+            MPI_OK(MPI_Start(&q[1]));
+            MPI_OK(MPI_Wait(&q[1], &st));
+            CHECK(st.MPI_TAG == 203, "Recv_init with MPI_DATATYPE_NULL: tag %d", st.MPI_TAG);
+            MPI_OK(MPI_Request_free(&q[1]));
+            MPI_OK(MPI_Mprobe(peer, 204, W, &m, MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Mrecv(NULL, 0, MPI_DATATYPE_NULL, &m, &st));
+            CHECK(st.MPI_TAG == 204, "Mrecv with MPI_DATATYPE_NULL: tag %d", st.MPI_TAG);
+        }
+        MPI_OK(MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, peer, 206, NULL, 0, MPI_DATATYPE_NULL, peer, 206, W, &st));
+        CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 206, "Sendrecv with MPI_DATATYPE_NULL: source %d tag %d",
+              st.MPI_SOURCE, st.MPI_TAG);
+        /* a message with data still has to fit, and nothing fits in count 0 */
+        if (rank == 0)
+            MPI_OK(MPI_Send(buf, 1, MPI_INT, peer, 207, W));
+        else
+            expect(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, peer, 207, W, &st), MPI_ERR_TRUNCATE, -1,
+                   "Recv of 4 bytes with count 0 and MPI_DATATYPE_NULL");
+    }
     MPI_Datatype vec;
     MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
     expect(MPI_Send(buf, 1, vec, 0, 0, W), MPI_ERR_TYPE, -1, "Send with an uncommitted type");
