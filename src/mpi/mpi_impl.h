@@ -234,7 +234,7 @@ static inline int dt_ok(MPI_Datatype d)
 /* A point-to-point call with count 0 and MPI_DATATYPE_NULL moves nothing, as with MPI_BYTE. The
  * standard does not say (it is a null handle); MPICH accepts it and programs rely on that (a rank
  * with nothing to send names no type), Open MPI refuses it. Applied where a call's checks start. */
-static inline MPI_Datatype dt_or_byte_if_empty(int count, MPI_Datatype dt)
+static inline MPI_Datatype dt_or_byte_if_empty(MPI_Count count, MPI_Datatype dt)
 {
     return dt == MPI_DATATYPE_NULL && count == 0 ? MPI_BYTE : dt;
 }

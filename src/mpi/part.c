@@ -469,8 +469,7 @@ static int part_init(const char *fn, const void *buf, int partitions, MPI_Count 
                      MPI_Datatype dt, int peer, int tag, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request, int send)
 {
-    if (count == 0 && dt == MPI_DATATYPE_NULL)
-        dt = MPI_BYTE; /* as for Isend (dt_or_byte_if_empty; the count here is an MPI_Count) */
+    dt = dt_or_byte_if_empty(count, dt);
     if (!MPI_READY())
         return mpi_not_ready(fn);
     if (request == NULL)

@@ -912,7 +912,8 @@ static void copy_recv_free(copy_recv *c)
  * Silence is measured per sender, not per transfer: transfers queued behind the one the sender is
  * copying are not stalled. Taking those over too made window bandwidth at 16 MiB 15-30 % slower (CMA
  * is the slower path on the development VM), and so did trusting one look at in_wait, which reads 0
- * for a moment between two steps of a wait loop built on p2p_wait_step (p2p_wait holds it up). */
+ * for a moment between two MPI calls of a sender that polls (MPI_Test in a loop); every wait loop
+ * inside one call holds it up (waiting_begin). */
 #define COPY_TAKEOVER_NS 50000u
 #define COPY_OUT_NS 20000u
 static int copy_takeover(void)
