@@ -835,6 +835,42 @@ static int cma_read(int src, unsigned char *local, uint64_t remote, size_t n)
     return 0;
 }
 
+/* Writes n bytes from `local` to `remote` in dest's address space with CMA (copy_push). The kernel's
+ * permission check is the one process_vm_readv passes, and p2p_init tried a write too, so any
+ * failure here is fatal: the transfer is claimed by then and nobody else will finish it. */
+static void cma_write(int dest, uint64_t remote, const unsigned char *local, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        struct iovec l = {(void *)(uintptr_t)(local + done), n - done};
+        struct iovec rem = {(void *)(uintptr_t)(remote + done), n - done};
+        ssize_t put = process_vm_writev(P.pid[dest], &l, 1, &rem, 1, 0);
+        if (put > 0) {
+            done += (size_t)put;
+            continue;
+        }
+        if (put < 0 && errno == EINTR)
+            continue;
+        credo_abort(1, "rendezvous to rank %d: process_vm_writev failed: %s", dest,
+                    put < 0 ? strerror(errno) : "no progress");
+    }
+}
+
+/* Claims transfer `seq` of a pipelined copy for `who` on the pair's word (mbox claims). Fails when
+ * the word already names this transfer or a later one (the other side has it), or while the
+ * receiver is reading a staged chunk (the sender must not reuse the half under it). acq_rel: the
+ * winner's CMA access comes after the claim, and the receiver's reads of a staged half, released
+ * with READING, come before a sender's claim that reuses it. */
+static int copy_claim(_Atomic uint64_t *w, uint64_t seq, uint64_t who)
+{
+    uint64_t old = atomic_load_explicit(w, memory_order_acquire);
+    while (!(old & MBOX_CLAIM_READING) && (old >> MBOX_CLAIM_SHIFT) < seq)
+        if (atomic_compare_exchange_weak_explicit(w, &old, seq << MBOX_CLAIM_SHIFT | who, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return 1;
+    return 0;
+}
+
 /* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB, or asks for the
  * pipelined copy (below CREDO_CMA_MIN; by default while the sender waits inside MPI): each
  * process_vm_readv pays a system call and pins the pages it reads, which made CMA up to 4.4x slower
@@ -884,13 +920,18 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     copy_recv *c = malloc(sizeof *c);
     if (!c)
         credo_abort(1, "out of memory starting a pipelined copy from rank %d", src);
-    *c = (copy_recv){P.crecv_head, NULL, r, src, 0, n, raddr, now_ns()};
-    if (P.crecv_head)
-        P.crecv_head->prev = c;
-    P.crecv_head = c;
+    /* oldest first: copy_takeover claims a sender's transfers in their order (mbox claims) */
+    *c = (copy_recv){.prev = P.crecv_tail, .r = r, .src = src, .n = n, .raddr = raddr, .cts_ns = now_ns(),
+                     .seq = ++P.dq[src].cts_sent};
+    if (P.crecv_tail)
+        P.crecv_tail->next = c;
+    else
+        P.crecv_head = c;
+    P.crecv_tail = c;
     P.ncopy_recv++;
     recv_activate(r, src);
-    queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)c, n, 0);
+    /* CTS: a = the sender's request, b = our record, c = bytes wanted, d = our buffer (copy_push) */
+    queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)c, n, (uint64_t)(uintptr_t)r->buf);
 }
 
 static void copy_recv_free(copy_recv *c)
@@ -901,6 +942,8 @@ static void copy_recv_free(copy_recv *c)
         P.crecv_head = c->next;
     if (c->next)
         c->next->prev = c->prev;
+    else
+        P.crecv_tail = c->prev;
     free(c);
 }
 
@@ -936,6 +979,9 @@ static int copy_takeover(void)
             q->out_since_ns = t;
         if (t - q->out_since_ns < COPY_OUT_NS)
             continue;
+        /* the sender may be claiming it to write the rest itself (copy_push) */
+        if (!copy_claim(&P.self.claims[c->src], c->seq, MBOX_CLAIM_RECEIVER))
+            continue;
         preq *r = c->r;
         /* the sender's buffer stays valid: its send completes only after our answer with `taken` */
         if (cma_read(c->src, r->buf + c->off, c->raddr + c->off, c->n - c->off) != 0)
@@ -962,6 +1008,7 @@ static int copy_progress(void)
             len = P.copy_chunk;
         memcpy(P.staging + (size_t)h * P.copy_chunk, j->sreq->buf + j->staged, len);
         j->half_busy[h] = 1;
+        j->stage_ns = now_ns();
         /* COPY_DATA: a = receiver's copy_recv, b = offset, c = length, d = half */
         queue_ctrl(j->dest, MBOX_PKT_COPY_DATA, j->rreq, j->staged, len, (uint64_t)h);
         j->staged += len;
@@ -970,29 +1017,74 @@ static int copy_progress(void)
     return n;
 }
 
+/* The head transfer is over for us: `end` (COPY_END or COPY_PUSHED) tells the receiver why, and the
+ * send is complete. */
+static void copy_job_finish(copy_job *j, int end)
+{
+    preq *s = j->sreq;
+    if (end)
+        queue_ctrl(j->dest, end, j->rreq, 0, 0, 0);
+    fin_wait_add(j->dest, -1);
+    P.copy_head = j->next;
+    if (!P.copy_head)
+        P.copy_tail = NULL;
+    free(j);
+    s->pub.status.bytes = s->len;
+    req_complete(s);
+}
+
 /* COPY_ACK: a half is free again. `taken`: the receiver has read the rest itself (copy_takeover), so
- * the send is complete once no half is out, and COPY_END tells the receiver no chunk follows. */
-static void copy_ack(uint64_t half, size_t len, int taken)
+ * the send is complete once no half is out, and COPY_END tells the receiver no chunk follows. An
+ * acknowledgement of a transfer we pushed (copy_push) finds it gone: its halves were free already. */
+static void copy_ack(int src, uint64_t seq, uint64_t half, size_t len, int taken)
 {
     copy_job *j = P.copy_head;
-    if (!j)
-        credo_abort(1, "internal error: pipelined-copy acknowledgement without a transfer");
+    if (!j || j->dest != src || j->seq != seq) {
+        if (seq && seq <= P.dq[src].cts_got)
+            return;
+        credo_abort(1, "protocol error: pipelined-copy acknowledgement from rank %d for transfer %llu, which "
+                    "this rank never started", src, (unsigned long long)seq);
+    }
     j->half_busy[half & 1] = 0;
     j->acked += len;
     j->taken |= (uint8_t)taken;
-    if (j->acked == j->total || (j->taken && !j->half_busy[0] && !j->half_busy[1])) {
-        preq *s = j->sreq;
-        if (j->taken)
-            queue_ctrl(j->dest, MBOX_PKT_COPY_END, j->rreq, 0, 0, 0);
-        fin_wait_add(j->dest, -1);
-        P.copy_head = j->next;
-        if (!P.copy_head)
-            P.copy_tail = NULL;
-        free(j);
-        s->pub.status.bytes = s->len;
-        req_complete(s);
-    }
+    if (j->acked == j->total || (j->taken && !j->half_busy[0] && !j->half_busy[1]))
+        copy_job_finish(j, j->taken ? MBOX_PKT_COPY_END : 0);
     copy_progress();
+}
+
+/* The mirror of copy_takeover: our receiver matched the message while we waited (so it chose the
+ * copy), inside a call that returned (MPI_Irecv, MPI_Test), and now computes, so our chunks and our
+ * send wait for its next MPI call. When it has read as outside MPI for COPY_OUT_NS and no chunk of
+ * ours was acknowledged for COPY_TAKEOVER_NS, we claim the transfer and write the rest into its
+ * buffer with CMA. Everything from the first unacknowledged byte goes, so a chunk the receiver
+ * copied out before our claim is written again with the same bytes; from the claim on it copies
+ * nothing of this transfer and acknowledges nothing, so the halves are ours again at once. */
+static int copy_push(void)
+{
+    copy_job *j = P.copy_head;
+    if (!P.cma_push_ok || j->taken || j->staged == j->total)
+        return 0;
+    uint64_t t = now_ns();
+    if (t - j->stage_ns < COPY_TAKEOVER_NS)
+        return 0;
+    dest_queue *q = &P.dq[j->dest];
+    /* relaxed: a hint, as in copy_takeover; the claim decides */
+    if (atomic_load_explicit(&P.peer[j->dest].ctl->in_wait, memory_order_relaxed)) {
+        q->out_since_ns = 0;
+        return 0;
+    }
+    if (!q->out_since_ns)
+        q->out_since_ns = t;
+    if (t - q->out_since_ns < COPY_OUT_NS)
+        return 0;
+    if (!copy_claim(&P.peer[j->dest].claims[P.rank], j->seq, MBOX_CLAIM_SENDER))
+        return 0;
+    cma_write(j->dest, j->rbuf + j->acked, j->sreq->buf + j->acked, j->total - j->acked);
+    /* COPY_PUSHED: a = the receiver's copy_recv; the rest is in place */
+    copy_job_finish(j, MBOX_PKT_COPY_PUSHED);
+    copy_progress();
+    return 1;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1175,6 +1267,8 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         j->sreq->state = PREQ_SEND_COPY; /* still counted in fin_wait: it waits for our COPY_ACKs */
         j->rreq = w[1];
         j->total = (size_t)w[2];
+        j->rbuf = w[3];
+        j->seq = ++P.dq[src].cts_got;
         j->dest = src;
         if (P.copy_tail)
             P.copy_tail->next = j;
@@ -1188,19 +1282,31 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     case MBOX_PKT_COPY_DATA: { /* a = our copy_recv, b = offset, c = length, d = half */
         copy_recv *c = (copy_recv *)(uintptr_t)w[0];
         fc_release(src, 1);
-        /* COPY_ACK: a = half, b = length, c = 1 if we took the rest over (stage no more) */
+        /* COPY_ACK: a = half, b = length, c = 1 if we took the rest over (stage no more), d = transfer */
         if (!c->r) {
-            queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 1, 0);
+            queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 1, c->seq);
             break;
         }
-        const unsigned char *stage = (const unsigned char *)P.peer[src].ctl + P.peer[src].ctl->staging_off;
-        size_t half_bytes = (size_t)(P.peer[src].ctl->staging_bytes / 2);
-        memcpy(c->r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
-        c->off += (size_t)w[2];
         /* the sender staged this chunk, so it was in MPI: a takeover needs a new quiet streak */
         P.dq[src].copy_rx_ns = now_ns();
         P.dq[src].out_since_ns = 0;
-        queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, 0);
+        /* READING for the copy, unless the sender has claimed the transfer (copy_push): it then
+         * writes the rest itself, may reuse this half already and wants no acknowledgement. acquire:
+         * our reads of the half stay after the bit; release: they are done before the sender can
+         * claim. Only we set the bit, and no claim succeeds while it is set, so a store clears it. */
+        _Atomic uint64_t *cw = &P.self.claims[src];
+        uint64_t cv = atomic_load_explicit(cw, memory_order_relaxed), pushed = c->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_SENDER;
+        while (cv != pushed && !atomic_compare_exchange_weak_explicit(cw, &cv, cv | MBOX_CLAIM_READING,
+                                                                     memory_order_acquire, memory_order_relaxed))
+            ;
+        if (cv == pushed)
+            break;
+        const unsigned char *stage = (const unsigned char *)P.peer[src].ctl + P.peer[src].ctl->staging_off;
+        size_t half_bytes = (size_t)(P.peer[src].ctl->staging_bytes / 2);
+        memcpy(c->r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
+        atomic_store_explicit(cw, cv, memory_order_release);
+        c->off += (size_t)w[2];
+        queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, c->seq);
         if (c->off == c->n) {
             preq *r = c->r;
             copy_recv_free(c);
@@ -1211,8 +1317,21 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     }
     case MBOX_PKT_COPY_ACK:
         fc_release(src, 1);
-        copy_ack(w[0], (size_t)w[1], (int)w[2]);
+        copy_ack(src, w[3], w[0], (size_t)w[1], (int)w[2]);
         break;
+    case MBOX_PKT_COPY_PUSHED: { /* a = our copy_recv: the sender wrote the rest into our buffer */
+        copy_recv *c = (copy_recv *)(uintptr_t)w[0];
+        fc_release(src, 1);
+        if (!c->r)
+            credo_abort(1, "protocol error: rank %d wrote a pipelined copy this rank had read itself", src);
+        P.dq[src].copy_rx_ns = now_ns();
+        P.dq[src].out_since_ns = 0;
+        preq *r = c->r;
+        copy_recv_free(c);
+        P.ncopy_recv--;
+        recv_finish(r, r->peer, r->tag, r->mlen);
+        break;
+    }
     case MBOX_PKT_COPY_END: /* a = our copy_recv, taken over: no chunk follows */
         fc_release(src, 1);
         copy_recv_free((copy_recv *)(uintptr_t)w[0]);
@@ -1334,9 +1453,11 @@ int p2p_progress(void)
         n += copy_progress();
     if (P.pull_head)
         n += pull_deferred();
-    /* only on a pass that found nothing: the check reads the clock and the senders' in_wait lines */
+    /* only on a pass that found nothing: the checks read the clock and the peers' in_wait lines */
     if (P.ncopy_recv && n == 0)
         n += copy_takeover();
+    if (P.copy_head && n == 0)
+        n += copy_push();
     return n;
 }
 

@@ -1,6 +1,7 @@
 /* src/p2p/p2p_init.c — wiring the engine at start-up: flow-control scheme, own mailbox, business-card
  * exchange, attaching peers' mailboxes, CMA detection; and the orderly teardown with the FC report. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,22 @@ static int cma_probe(int peer, uint64_t remote_ctl)
         if (credo_cfg.debug)
             fprintf(stderr, "credo: rank %d: CMA unavailable (%s): using the pipelined shm copy\n", P.rank,
                     n < 0 ? strerror(errno) : "short read");
+        return 0;
+    }
+    return 1;
+}
+
+/* process_vm_writev passes the same permission check, but copy_push must never find out at a transfer
+ * it has claimed, so try one write too: the first byte of the padding of the neighbour's in_wait
+ * line (nobody reads it). */
+static int cma_write_probe(int peer, uint64_t remote_ctl)
+{
+    char zero = 0;
+    struct iovec l = {&zero, 1}, r = {(void *)(uintptr_t)(remote_ctl + offsetof(mbox_ctl, pad3)), 1};
+    if (process_vm_writev(P.pid[peer], &l, 1, &r, 1, 0) != 1) {
+        if (credo_cfg.debug)
+            fprintf(stderr, "credo: rank %d: CMA writes refused (%s): no sender-side takeover\n", P.rank,
+                    strerror(errno));
         return 0;
     }
     return 1;
@@ -124,7 +141,7 @@ int p2p_init(void)
     }
 
     seg_name_of(seg_name, sizeof seg_name, P.rank);
-    if (mbox_create(&P.self, seg_name, credo_cfg.slot_size, bound, 2 * P.copy_chunk,
+    if (mbox_create(&P.self, seg_name, credo_cfg.slot_size, bound, (uint32_t)n, 2 * P.copy_chunk,
                     credo_cfg.prepush_bytes, P.rank, err, sizeof err)) {
         fprintf(stderr, "credo: rank %d: cannot create its mailbox: %s\n", P.rank, err);
         return -1;
@@ -174,6 +191,7 @@ int p2p_init(void)
         }
         if (P.cma_ok)
             P.cma_ok = cma_probe((P.rank + 1) % n, right_ctl);
+        P.cma_push_ok = P.cma_ok && cma_write_probe((P.rank + 1) % n, right_ctl);
     }
     shm_unlink(seg_name);
     seg_name[0] = 0;

@@ -38,6 +38,8 @@ static void mbox_set_view(mbox *mb, mbox_ctl *ctl)
     mb->pp_area = mbox_prepush_area(ctl);
     mb->pp_unit = mbox_prepush_unit(ctl);
     mb->pp_nunits = mbox_prepush_nunits(ctl);
+    mb->claims = (_Atomic uint64_t *)(void *)((unsigned char *)ctl + ctl->claims_off);
+    mb->nclaims = (uint32_t)((ctl->staging_off - ctl->claims_off) / sizeof(uint64_t));
 }
 
 #ifndef MADV_POPULATE_WRITE
@@ -58,12 +60,14 @@ static void mbox_prefault(void *start, size_t bytes)
         (void)*(volatile const unsigned char *)((const unsigned char *)start + off);
 }
 
-int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
-                size_t prepush_bytes, int rank, char *err, size_t errlen)
+int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, uint32_t nclaims,
+                size_t staging_bytes, size_t prepush_bytes, int rank, char *err, size_t errlen)
 {
     uint32_t cap = 1u << log2u(bound < 2 ? 2 : bound);
     size_t ring = (size_t)cap * slot_size;
-    size_t staging_off = (sizeof(mbox_ctl) + ring + 4095) & ~(size_t)4095;
+    /* the claims start on a line of their own: a receiver writes its word at every staged chunk */
+    size_t claims_off = (sizeof(mbox_ctl) + ring + MBOX_CACHELINE - 1) & ~(size_t)(MBOX_CACHELINE - 1);
+    size_t staging_off = (claims_off + (size_t)nclaims * sizeof(uint64_t) + 4095) & ~(size_t)4095;
     size_t bytes = staging_off + staging_bytes + prepush_bytes;
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
@@ -92,6 +96,7 @@ int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, 
     ctl->seg_bytes = bytes;
     ctl->staging_off = staging_off;
     ctl->staging_bytes = staging_bytes;
+    ctl->claims_off = claims_off;
     ctl->owner_pid = (int32_t)getpid();
     ctl->owner_rank = rank;
     mbox_set_view(mb, ctl);
@@ -122,7 +127,8 @@ int mbox_attach(mbox *mb, const char *name, char *err, size_t errlen)
         return -1;
     }
     mbox_ctl *ctl = p;
-    if (ctl->magic != MBOX_MAGIC || ctl->version != MBOX_VERSION || ctl->seg_bytes != (uint64_t)st.st_size) {
+    if (ctl->magic != MBOX_MAGIC || ctl->version != MBOX_VERSION || ctl->seg_bytes != (uint64_t)st.st_size ||
+        ctl->claims_off < sizeof(mbox_ctl) || ctl->claims_off > ctl->staging_off || ctl->staging_off > ctl->seg_bytes) {
         snprintf(err, errlen, "mailbox %s has an unknown layout (another credo version?)", name);
         munmap(p, (size_t)st.st_size);
         return -1;

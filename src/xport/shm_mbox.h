@@ -10,7 +10,7 @@
 
 #define MBOX_CACHELINE 64
 #define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
-#define MBOX_VERSION 4u
+#define MBOX_VERSION 5u
 
 /* Every slot starts with this 8-byte header. `seq` is written last (release) and equals the low 32 bits
  * of the slot's absolute ring index + 1: the owner polls exactly one word and never has to clear a slot,
@@ -37,6 +37,7 @@ enum mbox_pkt_kind {
     MBOX_PKT_CANCEL = 11,      /* sender cancels a rendezvous send whose request-to-send is out */
     MBOX_PKT_CANCEL_ACK = 12,  /* receiver's answer: dropped unmatched (cancelled), or matched */
     MBOX_PKT_COPY_END = 13,    /* sender ends a pipelined copy the receiver took over with CMA */
+    MBOX_PKT_COPY_PUSHED = 14, /* sender wrote the rest of a pipelined copy itself (CMA write) */
 };
 
 /* Message header in the first slot of EAGER and RTS chunks (16 bytes, as in the thesis' MPI header). */
@@ -90,7 +91,7 @@ typedef struct mbox_ctl {
     uint64_t staging_bytes;
     int32_t owner_pid;
     int32_t owner_rank;
-    char pad0[MBOX_CACHELINE - 56];
+    uint64_t claims_off;  /* the copy-claim words, one per sender (see mbox_claim_*) */
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t tail;
     _Atomic uint32_t sleepers; /* owner threads (about to be) asleep in futex_wait on `bell` */
     _Atomic uint32_t bell;     /* futex word: writers bump it to wake the sleepers */
@@ -136,12 +137,29 @@ typedef struct mbox {
     unsigned char *pp_area;
     size_t pp_unit;   /* 0: the owner has prepush off */
     size_t pp_nunits;
+    _Atomic uint64_t *claims; /* [nclaims], in the owner's segment */
+    uint32_t nclaims;
 } mbox;
 
+/* Copy claims: who finishes a stalled pipelined copy. A copy from sender s to receiver r can be
+ * finished with CMA by either side when the other stops calling MPI: r reads the rest (copy_takeover)
+ * or s writes it (copy_push). Exactly one may do it, so each claims the transfer first on one word
+ * per pair, claims[s] in r's segment: the transfer's sequence number (both sides count r's CTSs to
+ * s, which s handles in order) shifted by MBOX_CLAIM_SHIFT, plus who claimed it. The word only grows
+ * in sequence: a side claims transfer k only while the word names an earlier one, so a claim
+ * covers every transfer up to k that the claimer still had. MBOX_CLAIM_READING is set by r for the
+ * moment it copies a staged chunk out, so s never reuses a staging half under r's reads: s claims
+ * only while the bit is clear, and r copies nothing of a transfer s has claimed. */
+#define MBOX_CLAIM_RECEIVER 1u
+#define MBOX_CLAIM_SENDER 2u
+#define MBOX_CLAIM_READING 4u
+#define MBOX_CLAIM_SHIFT 3
+
 /* Owner: create and map this rank's segment; name is "/credo.<jobid>.<rank>". Layout: control lines,
- * ring, staging halves (staging_bytes), prepush area (prepush_bytes, up to the end of the segment). */
-int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, size_t staging_bytes,
-                size_t prepush_bytes, int rank, char *err, size_t errlen);
+ * ring, copy claims (nclaims words), staging halves (staging_bytes), prepush area (prepush_bytes, up
+ * to the end of the segment). */
+int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, uint32_t nclaims,
+                size_t staging_bytes, size_t prepush_bytes, int rank, char *err, size_t errlen);
 /* Peer: map another rank's segment for writing. */
 int mbox_attach(mbox *mb, const char *name, char *err, size_t errlen);
 void mbox_detach(mbox *mb);

@@ -1,6 +1,7 @@
 /* tests/mpi/busy_sender.c — a rendezvous message whose sender makes no MPI call after MPI_Isend (it
  * computes), or stops making them in the middle of a pipelined copy, still reaches the receiver that
- * waits for it: credo then pulls it, or the rest of it, with CMA. And the other side of that rule: a
+ * waits for it: credo then pulls it, or the rest of it, with CMA; and a sender whose receiver stops
+ * in mid-copy writes the rest with CMA. And the other side of that rule: a
  * blocking MPI_Send is seen as waiting from its RTS on, so every message of a ping-pong takes the
  * same path. np 2. */
 #include "testutil.h"
@@ -139,6 +140,56 @@ int main(int argc, char **argv) {
         tu_note("4 MiB and 16 MiB messages arrived after their sender left MPI in mid-copy");
     else
         tu_note("%d of 2 sizes took the copy (the others were read whole with CMA, as the machine was busy)", copied);
+
+    /* The mirror: the receiver matches the message in MPI_Test while its sender waits inside
+     * MPI_Send (so the copy is chosen and its first chunks go), then computes. The sender writes the
+     * rest into the receiver's buffer itself instead of waiting for the receiver's next MPI call, so
+     * its MPI_Send returns while rank 1 still computes. As above, a round whose MPI_Test already
+     * completed the receive (rank 0 was not waiting yet: CMA read it whole) is repeated. */
+    int pushed = 0;
+    for (int i = 0; i < 2; i++) {
+        size_t n = big[i];
+        char *buf = tu_xmalloc(n);
+        if (rank == 0)
+            tu_fill(buf, n, rank, 60u + (unsigned)i);
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int tag = 30 + i, done = 0, mark = 100 + 10 * i + attempt;
+            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (rank == 0) {
+                MPI_OK(MPI_Send(buf, (int)n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+                __atomic_store_n(flag, mark, __ATOMIC_RELEASE);
+            } else {
+                MPI_Request rq;
+                usleep(20000); /* rank 0 is inside MPI_Send by now, unless the machine is loaded */
+                memset(buf, 0, n);
+                MPI_OK(MPI_Irecv(buf, (int)n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &rq));
+                MPI_OK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE)); /* matches the request-to-send now */
+                if (!done) {
+                    /* "compute": no MPI call until rank 0's send is complete, or give up after 20 s */
+                    double t0 = now_s();
+                    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != mark && now_s() - t0 < 20.0)
+                        ;
+                    CHECK(__atomic_load_n(flag, __ATOMIC_ACQUIRE) == mark,
+                          "a %zu-byte MPI_Send waited for its receiver, which matched it and then computed, to "
+                          "call MPI again (20 s)", n);
+                    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+                }
+                size_t bad = tu_verify(buf, n, 0, 60u + (unsigned)i);
+                CHECK(bad == (size_t)-1, "%zu-byte message written by its sender: byte %zu wrong", n, bad);
+            }
+            MPI_OK(MPI_Bcast(&done, 1, MPI_INT, 1, MPI_COMM_WORLD));
+            if (!done) {
+                pushed++;
+                break;
+            }
+        }
+        free(buf);
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    if (pushed == 2)
+        tu_note("4 MiB and 16 MiB sends completed while their receiver computed after matching them");
+    else
+        tu_note("%d of 2 sizes took the copy (the others were read whole with CMA, as the machine was busy)", pushed);
     MPI_OK(MPI_Win_free(&win));
 
     /* A blocking ping-pong: each MPI_Send waits right after its RTS, so the receiver must see its

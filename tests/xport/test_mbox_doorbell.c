@@ -43,7 +43,7 @@ static int make_box(mbox *mb, char *name, size_t len, const char *tag)
     snprintf(name, len, "/credo-test-doorbell.%d.%s", (int)getpid(), tag);
     shm_unlink(name);
     char err[256];
-    return mbox_create(mb, name, 64, 64, 0, 0, 0, err, sizeof err);
+    return mbox_create(mb, name, 64, 64, 0, 0, 0, 0, err, sizeof err);
 }
 
 /* The application thread and the progress thread of one rank may both sleep on its doorbell; one

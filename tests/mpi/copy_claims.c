@@ -1,0 +1,78 @@
+/* tests/mpi/copy_claims.c — large messages between ranks that alternate at random between computing,
+ * MPI_Test, and waits on some of their requests, so a pipelined copy is finished now by its receiver
+ * (its sender left MPI) and now by its sender (its receiver left MPI), sometimes both in reach at
+ * once: every message must arrive intact and nothing may hang. np 2 and 3. */
+#include "testutil.h"
+
+#include <time.h>
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static void compute(double us) {
+    double t0 = now_us();
+    while (now_us() - t0 < us)
+        ;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int iters = argc > 1 ? atoi(argv[1]) : 150;
+    enum { MIN_BYTES = 128 * 1024, MAX_BYTES = 4 * 1024 * 1024 };
+    int npeers = size - 1;
+    char *sbuf = tu_xmalloc((size_t)MAX_BYTES * (size_t)(npeers ? npeers : 1));
+    char *rbuf = tu_xmalloc((size_t)MAX_BYTES * (size_t)(npeers ? npeers : 1));
+    MPI_Request *rq = tu_xmalloc(sizeof *rq * (size_t)(2 * npeers + 1));
+    unsigned seed = 12345u + 977u * (unsigned)rank;
+    for (int it = 0; it < iters; it++) {
+        /* every rank derives the same size for each pair and iteration */
+        for (int k = 0; k < npeers; k++) {
+            int peer = (rank + 1 + k) % size;
+            unsigned s = 7919u * (unsigned)it + 31u * (unsigned)(rank < peer ? rank : peer);
+            size_t n = MIN_BYTES + (size_t)rand_r(&s) % (MAX_BYTES - MIN_BYTES);
+            char *rb = rbuf + (size_t)k * MAX_BYTES, *sb = sbuf + (size_t)k * MAX_BYTES;
+            memset(rb, 0, n);
+            tu_fill(sb, n, rank, (unsigned)it);
+            MPI_OK(MPI_Irecv(rb, (int)n, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq[k]));
+            MPI_OK(MPI_Isend(sb, (int)n, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq[npeers + k]));
+        }
+        int done = 0;
+        while (!done) {
+            int what = rand_r(&seed) % 3;
+            if (what == 0) {
+                compute((double)(rand_r(&seed) % 1000)); /* outside MPI: the peers must cope */
+            } else if (what == 1) {
+                MPI_OK(MPI_Testall(2 * npeers, rq, &done, MPI_STATUSES_IGNORE));
+            } else {
+                int i = rand_r(&seed) % (2 * npeers + 1);
+                if (i == 2 * npeers) { /* everything */
+                    MPI_OK(MPI_Waitall(2 * npeers, rq, MPI_STATUSES_IGNORE));
+                    done = 1;
+                } else { /* one request: we wait in MPI, then leave it with the others unfinished */
+                    MPI_OK(MPI_Wait(&rq[i], MPI_STATUS_IGNORE));
+                }
+            }
+        }
+        for (int k = 0; k < npeers; k++) {
+            int peer = (rank + 1 + k) % size;
+            unsigned s = 7919u * (unsigned)it + 31u * (unsigned)(rank < peer ? rank : peer);
+            size_t n = MIN_BYTES + (size_t)rand_r(&s) % (MAX_BYTES - MIN_BYTES);
+            size_t bad = tu_verify(rbuf + (size_t)k * MAX_BYTES, n, peer, (unsigned)it);
+            CHECK(bad == (size_t)-1, "iteration %d: %zu-byte message from rank %d: byte %zu wrong", it, n, peer, bad);
+        }
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        tu_note("%d iterations of %d-rank exchanges of 128 KiB-4 MiB messages, every byte intact", iters, size);
+    free(sbuf);
+    free(rbuf);
+    free(rq);
+    MPI_Finalize();
+    return 0;
+}
