@@ -987,11 +987,27 @@ static int copy_takeover(void)
         if (cma_read(c->src, r->buf + c->off, c->raddr + c->off, c->n - c->off) != 0)
             return n; /* refused: the copy goes on */
         c->r = NULL;
+        /* release: our read of its buffer is over before the sender completes its send on DONE.
+         * The word is still our claim: the sender claims only its head transfer, this one. */
+        atomic_store_explicit(&P.self.claims[c->src], c->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE,
+                              memory_order_release);
         P.ncopy_recv--;
         recv_finish(r, r->peer, r->tag, r->mlen);
         n++;
     }
     return n;
+}
+
+static void copy_job_finish(copy_job *j, int end);
+
+/* The receiver took transfer j over and has read all of it (copy_takeover): the send is complete
+ * without waiting for its acknowledgements of our chunks, which come only with its next MPI call.
+ * Only an exact match counts: a later transfer's number in the word does not say how this one
+ * ended. acquire: its read of our buffer is over before we complete the send. */
+static int copy_taken_done(const copy_job *j)
+{
+    return atomic_load_explicit(&P.peer[j->dest].claims[P.rank], memory_order_acquire) ==
+           (j->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE);
 }
 
 static int copy_progress(void)
@@ -1000,6 +1016,13 @@ static int copy_progress(void)
     if (!j)
         return 0;
     int n = 0;
+    /* a transfer the receiver took over before we started it (we were outside MPI) needs no chunk */
+    while (j->staged == 0 && P.cma_ok && copy_taken_done(j)) {
+        copy_job_finish(j, MBOX_PKT_COPY_END);
+        n++;
+        if (!(j = P.copy_head))
+            return n;
+    }
     for (int h = 0; h < 2 && j->staged < j->total && !j->taken; h++) {
         if (j->half_busy[h])
             continue;
@@ -1063,10 +1086,17 @@ static void copy_ack(int src, uint64_t seq, uint64_t half, size_t len, int taken
 static int copy_push(void)
 {
     copy_job *j = P.copy_head;
-    if (!P.cma_push_ok || j->taken || j->staged == j->total)
+    if (!P.cma_ok)
         return 0;
     uint64_t t = now_ns();
     if (t - j->stage_ns < COPY_TAKEOVER_NS)
+        return 0;
+    if (copy_taken_done(j)) { /* the receiver read it all and went on: no need to wait for it */
+        copy_job_finish(j, MBOX_PKT_COPY_END);
+        copy_progress();
+        return 1;
+    }
+    if (!P.cma_push_ok || j->taken || j->staged == j->total)
         return 0;
     dest_queue *q = &P.dq[j->dest];
     /* relaxed: a hint, as in copy_takeover; the claim decides */

@@ -149,11 +149,14 @@ typedef struct mbox {
  * in sequence: a side claims transfer k only while the word names an earlier one, so a claim
  * covers every transfer up to k that the claimer still had. MBOX_CLAIM_READING is set by r for the
  * moment it copies a staged chunk out, so s never reuses a staging half under r's reads: s claims
- * only while the bit is clear, and r copies nothing of a transfer s has claimed. */
+ * only while the bit is clear, and r copies nothing of a transfer s has claimed. MBOX_CLAIM_DONE:
+ * r has read all of the transfer it claimed, so s may complete its send without waiting for r to
+ * acknowledge the chunks still out. */
 #define MBOX_CLAIM_RECEIVER 1u
 #define MBOX_CLAIM_SENDER 2u
 #define MBOX_CLAIM_READING 4u
-#define MBOX_CLAIM_SHIFT 3
+#define MBOX_CLAIM_DONE 8u
+#define MBOX_CLAIM_SHIFT 4
 
 /* Owner: create and map this rank's segment; name is "/credo.<jobid>.<rank>". Layout: control lines,
  * ring, copy claims (nclaims words), staging halves (staging_bytes), prepush area (prepush_bytes, up
