@@ -988,7 +988,8 @@ static int copy_takeover(void)
             return n; /* refused: the copy goes on */
         c->r = NULL;
         /* release: our read of its buffer is over before the sender completes its send on DONE.
-         * The word is still our claim: the sender claims only its head transfer, this one. */
+         * The word is still our claim: the sender claims only its head transfer, which is this one
+         * or an earlier one, and a claim never goes back to an earlier number. */
         atomic_store_explicit(&P.self.claims[c->src], c->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE,
                               memory_order_release);
         P.ncopy_recv--;
@@ -1000,14 +1001,16 @@ static int copy_takeover(void)
 
 static void copy_job_finish(copy_job *j, int end);
 
-/* The receiver took transfer j over and has read all of it (copy_takeover): the send is complete
- * without waiting for its acknowledgements of our chunks, which come only with its next MPI call.
- * Only an exact match counts: a later transfer's number in the word does not say how this one
- * ended. acquire: its read of our buffer is over before we complete the send. */
+/* The receiver is done with transfer j: the send is complete without waiting for its
+ * acknowledgements of our chunks, which come only with its next MPI call. It is when the word says
+ * the receiver took j over and has read it all (copy_takeover), or names a later transfer: the
+ * receiver claims in order and finishes each read before its next claim, and a j it did not take
+ * over was then complete (every chunk copied out). We never claim past our head, j. acquire: its
+ * reads of our buffer and our staging are over before we complete the send and reuse the halves. */
 static int copy_taken_done(const copy_job *j)
 {
-    return atomic_load_explicit(&P.peer[j->dest].claims[P.rank], memory_order_acquire) ==
-           (j->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE);
+    uint64_t v = atomic_load_explicit(&P.peer[j->dest].claims[P.rank], memory_order_acquire);
+    return (v >> MBOX_CLAIM_SHIFT) > j->seq || v == (j->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE);
 }
 
 static int copy_progress(void)
@@ -1045,8 +1048,9 @@ static int copy_progress(void)
 static void copy_job_finish(copy_job *j, int end)
 {
     preq *s = j->sreq;
+    /* a = the receiver's copy_recv, b = the transfer's number (COPY_END may find the record gone) */
     if (end)
-        queue_ctrl(j->dest, end, j->rreq, 0, 0, 0);
+        queue_ctrl(j->dest, end, j->rreq, j->seq, 0, 0);
     fin_wait_add(j->dest, -1);
     P.copy_head = j->next;
     if (!P.copy_head)
@@ -1362,10 +1366,19 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         recv_finish(r, r->peer, r->tag, r->mlen);
         break;
     }
-    case MBOX_PKT_COPY_END: /* a = our copy_recv, taken over: no chunk follows */
+    case MBOX_PKT_COPY_END: { /* a = our copy_recv, b = its number: no chunk follows */
         fc_release(src, 1);
-        copy_recv_free((copy_recv *)(uintptr_t)w[0]);
+        /* The sender may end a transfer that completed here (copy_taken_done: a later one's claim
+         * told it we were done), whose record is gone: look it up, comparing without reading it. */
+        for (copy_recv *c = P.crecv_head; c; c = c->next)
+            if ((uint64_t)(uintptr_t)c == w[0] && c->src == src && c->seq == w[1]) {
+                if (c->r)
+                    credo_abort(1, "protocol error: rank %d ended a pipelined copy this rank still reads", src);
+                copy_recv_free(c);
+                break;
+            }
         break;
+    }
     case MBOX_PKT_CANCEL: /* a = the sender's request */
         fc_release(src, 1);
         on_cancel_request(src, w[0]);
