@@ -30,6 +30,13 @@ typedef struct credo_fc_stats {
     uint64_t spilled_slots;         /* credits released early to break a matching deadlock */
     uint64_t occupancy_samples;     /* how many times the owner sampled its mailbox occupancy */
     uint64_t occupancy_sum;         /* sum of those samples: mean occupancy = sum / samples */
+    /* How this rank's large (rendezvous) receives and sends went (docs/ARCHITECTURE.md, rendezvous):
+     * the path depends on sizes, settings and on whether the peer was inside MPI at the time. */
+    uint64_t rndv_prepushed;        /* received from the sender's prepush area (one copy, no CTS) */
+    uint64_t rndv_cma_pulls;        /* received with one CMA read of the sender's buffer */
+    uint64_t rndv_copies;           /* received through the pipelined copy (a CTS sent) */
+    uint64_t copy_takeovers;        /* of those, finished by reading the rest with CMA (sender left MPI) */
+    uint64_t copy_pushes;           /* sends whose copy this rank finished with a CMA write (receiver left MPI) */
 } credo_fc_stats;
 
 /* Fills *out with this rank's counters; 0 on success, -1 if credo is not initialised. */

@@ -55,6 +55,11 @@ static const pvar_desc pvars[] = {
     PV(spilled_slots, COUNTER, "credits released early to break a matching deadlock"),
     PV(occupancy_samples, COUNTER, "mailbox occupancy samples taken by the owner"),
     PV(occupancy_sum, COUNTER, "sum of the occupancy samples (mean = sum / samples), slots"),
+    PV(rndv_prepushed, COUNTER, "rendezvous messages received from the sender's prepush area"),
+    PV(rndv_cma_pulls, COUNTER, "rendezvous messages received with one CMA read"),
+    PV(rndv_copies, COUNTER, "rendezvous messages received through the pipelined copy"),
+    PV(copy_takeovers, COUNTER, "pipelined copies this rank finished by reading the rest (its sender left MPI)"),
+    PV(copy_pushes, COUNTER, "pipelined copies this rank finished by writing the rest (its receiver left MPI)"),
 };
 #define NPVARS ((int)(sizeof pvars / sizeof pvars[0]))
 

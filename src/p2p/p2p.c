@@ -889,6 +889,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
             credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
                         (unsigned long long)u, src);
         copy_bytes(r->buf, pm->pp_area + u * unit, n);
+        P.st.rndv_prepushed++;
         /* FIN: a = the sender's request (0 once a standard send completed), b = first unit + 1,
          * c = units */
         queue_ctrl(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);
@@ -902,6 +903,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
     if (P.cma_ok && n > 0 &&
         (n >= P.cma_min || (P.cma_idle && !atomic_load_explicit(&P.peer[src].ctl->in_wait, memory_order_relaxed))) &&
         cma_read(src, r->buf, raddr, n) == 0) {
+        P.st.rndv_cma_pulls++;
         queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
         recv_finish(r, src, tag, mlen);
         return;
@@ -929,6 +931,7 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
         P.crecv_head = c;
     P.crecv_tail = c;
     P.ncopy_recv++;
+    P.st.rndv_copies++;
     recv_activate(r, src);
     /* CTS: a = the sender's request, b = our record, c = bytes wanted, d = our buffer (copy_push) */
     queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)c, n, (uint64_t)(uintptr_t)r->buf);
@@ -993,6 +996,7 @@ static int copy_takeover(void)
         atomic_store_explicit(&P.self.claims[c->src], c->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE,
                               memory_order_release);
         P.ncopy_recv--;
+        P.st.copy_takeovers++;
         recv_finish(r, r->peer, r->tag, r->mlen);
         n++;
     }
@@ -1117,6 +1121,7 @@ static int copy_push(void)
     cma_write(j->dest, j->rbuf + j->acked, j->sreq->buf + j->acked, j->total - j->acked);
     /* COPY_PUSHED: a = the receiver's copy_recv; the rest is in place */
     copy_job_finish(j, MBOX_PKT_COPY_PUSHED);
+    P.st.copy_pushes++;
     copy_progress();
     return 1;
 }

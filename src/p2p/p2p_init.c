@@ -259,6 +259,12 @@ static void fc_report(void)
                         " stolen=%llu requests=%llu responses=%llu monitoring_points=%llu",
                         (unsigned long long)s.credits_stolen, (unsigned long long)s.compulsory_requests,
                         (unsigned long long)s.compulsory_responses, (unsigned long long)s.monitoring_points);
+    if (s.rndv_prepushed + s.rndv_cma_pulls + s.rndv_copies + s.copy_pushes && len > 0 && (size_t)len < sizeof line)
+        len += snprintf(line + len, sizeof line - (size_t)len,
+                        " rndv_recv: prepushed=%llu cma=%llu copy=%llu (taken_over=%llu) copies_pushed=%llu",
+                        (unsigned long long)s.rndv_prepushed, (unsigned long long)s.rndv_cma_pulls,
+                        (unsigned long long)s.rndv_copies, (unsigned long long)s.copy_takeovers,
+                        (unsigned long long)s.copy_pushes);
     if (len < 0 || (size_t)len >= sizeof line - 1)
         len = (int)sizeof line - 2;
     line[len++] = '\n';

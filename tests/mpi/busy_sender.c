@@ -100,7 +100,9 @@ int main(int argc, char **argv) {
             tu_fill(buf, n, rank, 50u + (unsigned)i);
         for (int attempt = 0; attempt < 5; attempt++) {
             int tag = 10 + i, token = 0; /* token: 1 = the message arrived at once (no copy) */
+            credo_fc_stats before, after;
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            MPI_OK(credo_fc_stats_get(&before) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
             if (rank == 0) {
                 MPI_Request rq;
                 MPI_OK(MPI_Isend(buf, (int)n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &rq));
@@ -139,7 +141,14 @@ int main(int argc, char **argv) {
                 }
             }
             MPI_OK(MPI_Bcast(&token, 1, MPI_INT, 1, MPI_COMM_WORLD));
+            MPI_OK(credo_fc_stats_get(&after) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
             if (!token) {
+                /* the counters say which side finished it: rank 1 read the rest */
+                if (rank == 1)
+                    CHECK(after.copy_takeovers == before.copy_takeovers + 1, "copy_takeovers went from %llu to %llu",
+                          (unsigned long long)before.copy_takeovers, (unsigned long long)after.copy_takeovers);
+                else
+                    CHECK(after.copy_pushes == before.copy_pushes, "rank 0 pushed a copy its receiver took over");
                 copied++;
                 break;
             }
@@ -167,6 +176,8 @@ int main(int argc, char **argv) {
         for (int attempt = 0; attempt < 5; attempt++) {
             int tag = 30 + i, done = 0, mark = 100 + 10 * i + attempt;
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            credo_fc_stats before, after;
+            MPI_OK(credo_fc_stats_get(&before) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
             if (rank == 0) {
                 MPI_OK(MPI_Send(buf, (int)n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
                 __atomic_store_n(flag, mark, __ATOMIC_RELEASE);
@@ -190,7 +201,17 @@ int main(int argc, char **argv) {
                 CHECK(bad == (size_t)-1, "%zu-byte message written by its sender: byte %zu wrong", n, bad);
             }
             MPI_OK(MPI_Bcast(&done, 1, MPI_INT, 1, MPI_COMM_WORLD));
+            MPI_OK(credo_fc_stats_get(&after) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
             if (!done) {
+                /* the counters say which side finished it: rank 0 wrote the rest */
+                if (rank == 0)
+                    CHECK(after.copy_pushes == before.copy_pushes + 1, "copy_pushes went from %llu to %llu",
+                          (unsigned long long)before.copy_pushes, (unsigned long long)after.copy_pushes);
+                else
+                    CHECK(after.rndv_copies == before.rndv_copies + 1 && after.copy_takeovers == before.copy_takeovers,
+                          "rank 1: copies %llu -> %llu, takeovers %llu -> %llu", (unsigned long long)before.rndv_copies,
+                          (unsigned long long)after.rndv_copies, (unsigned long long)before.copy_takeovers,
+                          (unsigned long long)after.copy_takeovers);
                 pushed++;
                 break;
             }
