@@ -91,7 +91,7 @@ typedef struct mbox_ctl {
     uint64_t staging_bytes;
     int32_t owner_pid;
     int32_t owner_rank;
-    uint64_t claims_off;  /* the copy-claim words, one per sender (see mbox_claim_*) */
+    uint64_t claims_off;  /* the copy-claim words, one per sender (see MBOX_CLAIM_*) */
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t tail;
     _Atomic uint32_t sleepers; /* owner threads (about to be) asleep in futex_wait on `bell` */
     _Atomic uint32_t bell;     /* futex word: writers bump it to wake the sleepers */
