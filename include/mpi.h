@@ -148,7 +148,7 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
 /* Fortran's named types, for C code handling Fortran data (src/mpi/datatype.c) */
 extern struct credo_datatype credo_dt_f_integer, credo_dt_f_logical, credo_dt_f_character,
     credo_dt_f_real, credo_dt_f_double_precision, credo_dt_f_complex, credo_dt_f_double_complex,
-    credo_dt_f_integer1, credo_dt_f_integer2, credo_dt_f_integer4, credo_dt_f_integer8,
+    credo_dt_f_integer1, credo_dt_f_integer2, credo_dt_f_integer4, credo_dt_f_integer8, credo_dt_f_integer16,
     credo_dt_f_real4, credo_dt_f_real8, credo_dt_f_complex8, credo_dt_f_complex16;
 #define MPI_INTEGER (&credo_dt_f_integer)
 #define MPI_LOGICAL (&credo_dt_f_logical)
@@ -161,6 +161,7 @@ extern struct credo_datatype credo_dt_f_integer, credo_dt_f_logical, credo_dt_f_
 #define MPI_INTEGER2 (&credo_dt_f_integer2)
 #define MPI_INTEGER4 (&credo_dt_f_integer4)
 #define MPI_INTEGER8 (&credo_dt_f_integer8)
+#define MPI_INTEGER16 (&credo_dt_f_integer16)
 #define MPI_REAL4 (&credo_dt_f_real4)
 #define MPI_REAL8 (&credo_dt_f_real8)
 #define MPI_COMPLEX8 (&credo_dt_f_complex8)

@@ -72,6 +72,7 @@ DT_BASIC(f_integer1, int8_t, B_INT8, "MPI_INTEGER1");
 DT_BASIC(f_integer2, int16_t, B_INT16, "MPI_INTEGER2");
 DT_BASIC(f_integer4, int32_t, B_INT32, "MPI_INTEGER4");
 DT_BASIC(f_integer8, int64_t, B_INT64, "MPI_INTEGER8");
+DT_BASIC(f_integer16, credo_int128, B_INT128, "MPI_INTEGER16"); /* gfortran's INTEGER(16) */
 DT_BASIC(f_real4, float, B_FLOAT, "MPI_REAL4");
 DT_BASIC(f_real8, double, B_DOUBLE, "MPI_REAL8");
 DT_BASIC(f_complex8, _Complex float, B_CFLOAT, "MPI_COMPLEX8");
@@ -915,7 +916,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     MPI_ENTER();
     static const char fn[] = "MPI_Type_match_size";
-    static const MPI_Datatype integers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    static const MPI_Datatype integers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_INTEGER16};
     static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
     static const MPI_Datatype complexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
                                              MPI_C_LONG_DOUBLE_COMPLEX};
@@ -924,7 +925,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     if (datatype == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "datatype is NULL");
     switch (typeclass) {
-    case MPI_TYPECLASS_INTEGER: set = integers; n = 4; break;
+    case MPI_TYPECLASS_INTEGER: set = integers; n = 5; break;
     case MPI_TYPECLASS_REAL: set = reals; n = 3; break;
     case MPI_TYPECLASS_COMPLEX: set = complexes; n = 3; break;
     default: return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid typeclass %d", typeclass);
@@ -996,7 +997,7 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     static const struct {
         int range;
         MPI_Datatype type;
-    } ints[] = {{2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}};
+    } ints[] = {{2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}, {38, MPI_INTEGER16}};
     if (newtype == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
     if (r == MPI_UNDEFINED)

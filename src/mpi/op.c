@@ -44,6 +44,7 @@ typedef void (*op_kernel)(const void *in, void *inout, size_t n);
     X(uint16_t, unsigned, uint16, B_UINT16)                                                        \
     X(uint32_t, uint32_t, uint32, B_UINT32)                                                        \
     X(uint64_t, uint64_t, uint64, B_UINT64)                                                        \
+    X(credo_int128, credo_uint128, int128, B_INT128)                                               \
     X(MPI_Aint, uintptr_t, aint, B_AINT)                                                           \
     X(MPI_Offset, unsigned long long, offset, B_OFFSET)                                            \
     X(MPI_Count, unsigned long long, count, B_COUNT)

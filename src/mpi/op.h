@@ -12,6 +12,7 @@ enum credo_basic {
     B_NONE = 0,
     B_CHAR, B_SCHAR, B_UCHAR, B_SHORT, B_USHORT, B_INT, B_UINT, B_LONG, B_ULONG, B_LLONG,
     B_ULLONG, B_WCHAR, B_INT8, B_INT16, B_INT32, B_INT64, B_UINT8, B_UINT16, B_UINT32, B_UINT64,
+    B_INT128,                            /* MPI_INTEGER16 (GCC's __int128) */
     B_AINT, B_OFFSET, B_COUNT,           /* C integers end here */
     B_BYTE, B_BOOL,
     B_FLOAT, B_DOUBLE, B_LDOUBLE,
@@ -20,6 +21,10 @@ enum credo_basic {
     B_PACKED,
     B_COUNT_OF
 };
+
+/* Fortran's INTEGER(16): GCC's 128-bit integer, which ISO C does not name (hence __extension__). */
+__extension__ typedef __int128 credo_int128;
+__extension__ typedef unsigned __int128 credo_uint128;
 
 enum credo_op_id {
     OP_MAX, OP_MIN, OP_SUM, OP_PROD, OP_LAND, OP_BAND, OP_LOR, OP_BOR, OP_LXOR, OP_BXOR,

@@ -68,6 +68,7 @@ static xunit unit_of(int basic)
     case B_UINT16: return ONE(XS(XC_UINT, uint16_t, 2));
     case B_UINT32: return ONE(XS(XC_UINT, uint32_t, 4));
     case B_UINT64: return ONE(XS(XC_UINT, uint64_t, 8));
+    case B_INT128: return ONE(XS(XC_SINT, credo_int128, 16)); /* not in Table 13.2: its own size */
     case B_AINT: return ONE(XS(XC_SINT, MPI_Aint, 8));
     case B_OFFSET: return ONE(XS(XC_SINT, MPI_Offset, 8));
     case B_COUNT: return ONE(XS(XC_SINT, MPI_Count, 8));

@@ -941,7 +941,7 @@ static void test_names_match(void) {
     struct {
         int cls, size;
     } ok[] = {{MPI_TYPECLASS_INTEGER, 1}, {MPI_TYPECLASS_INTEGER, 2}, {MPI_TYPECLASS_INTEGER, 4},
-              {MPI_TYPECLASS_INTEGER, 8}, {MPI_TYPECLASS_REAL, 4},    {MPI_TYPECLASS_REAL, 8},
+              {MPI_TYPECLASS_INTEGER, 8}, {MPI_TYPECLASS_INTEGER, 16}, {MPI_TYPECLASS_REAL, 4}, {MPI_TYPECLASS_REAL, 8},
               {MPI_TYPECLASS_COMPLEX, 8}, {MPI_TYPECLASS_COMPLEX, 16}};
     for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
         MPI_Datatype m = MPI_DATATYPE_NULL;

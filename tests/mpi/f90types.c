@@ -125,18 +125,19 @@ static void check_integers(void)
 {
     static const struct {
         int r, size;
-    } cases[] = {{0, 1}, {1, 1}, {2, 1}, {3, 2}, {4, 2}, {5, 4}, {9, 4}, {10, 8}, {18, 8}};
+    } cases[] = {{0, 1}, {1, 1}, {2, 1}, {3, 2}, {4, 2}, {5, 4}, {9, 4}, {10, 8}, {18, 8}, {19, 16}, {38, 16}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         MPI_Datatype t = integer_of(cases[i].r);
         CHECK(type_size(t) == cases[i].size, "f90_integer(%d): %d bytes, expected %d", cases[i].r, type_size(t),
               cases[i].size);
 #ifdef CREDO_STATS
-        MPI_Datatype named[] = {MPI_INTEGER1, MPI_INTEGER2, NULL, MPI_INTEGER4, NULL, NULL, NULL, MPI_INTEGER8};
+        MPI_Datatype named[16] = {[0] = MPI_INTEGER1, [1] = MPI_INTEGER2, [3] = MPI_INTEGER4, [7] = MPI_INTEGER8,
+                                  [15] = MPI_INTEGER16};
         CHECK(t == named[cases[i].size - 1], "f90_integer(%d) is not MPI_INTEGER%d", cases[i].r, cases[i].size);
 #endif
     }
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    CHECK(err_class(MPI_Type_create_f90_integer(19, &t)) == MPI_ERR_ARG, "f90_integer(19)");
+    CHECK(err_class(MPI_Type_create_f90_integer(39, &t)) == MPI_ERR_ARG, "f90_integer(39)");
     CHECK(err_class(MPI_Type_create_f90_integer(1000, &t)) == MPI_ERR_ARG, "f90_integer(1000)");
     CHECK(err_class(MPI_Type_create_f90_integer(4, NULL)) == MPI_ERR_ARG, "f90_integer with NULL newtype");
 #ifdef CREDO_STATS
