@@ -143,12 +143,15 @@ int main(int argc, char **argv) {
             MPI_OK(MPI_Bcast(&token, 1, MPI_INT, 1, MPI_COMM_WORLD));
             MPI_OK(credo_fc_stats_get(&after) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
             if (!token) {
-                /* the counters say which side finished it: rank 1 read the rest */
-                if (rank == 1)
-                    CHECK(after.copy_takeovers == before.copy_takeovers + 1, "copy_takeovers went from %llu to %llu",
-                          (unsigned long long)before.copy_takeovers, (unsigned long long)after.copy_takeovers);
-                else
-                    CHECK(after.copy_pushes == before.copy_pushes, "rank 0 pushed a copy its receiver took over");
+                /* the counters say which side finished it: exactly one. Mostly rank 1 reads the rest
+                 * (rank 0 computes); on a loaded machine rank 1 may lose its core between its
+                 * MPI_Test and its MPI_Wait while rank 0 still waits for the token, and then rank 0
+                 * writes it, which is as good. */
+                unsigned long long d[2] = {after.copy_takeovers - before.copy_takeovers,
+                                           after.copy_pushes - before.copy_pushes}, sum[2];
+                MPI_OK(MPI_Allreduce(d, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+                CHECK(sum[0] + sum[1] == 1, "%zu-byte copy finished by %llu takeovers and %llu pushes", n, sum[0],
+                      sum[1]);
                 copied++;
                 break;
             }
