@@ -810,50 +810,34 @@ static void recv_finish(preq *r, int src, int tag, size_t mlen)
 
 static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, size_t n);
 
-/* Reads n bytes at `remote` in src's address space into `local` with CMA, in as many calls as the
- * kernel needs. Returns -1, having read nothing, when the kernel refuses (P.cma_ok is then 0 and the
- * pipelined copy serves from now on); any other failure is fatal. */
-static int cma_read(int src, unsigned char *local, uint64_t remote, size_t n)
+/* Moves n bytes between `local` and `remote` in peer's address space with CMA, in as many calls as
+ * the kernel needs: reads them (copy_takeover, rndv_pull) or, with `write`, writes them (copy_push).
+ * A read returns -1, having read nothing, when the kernel refuses (P.cma_ok is then 0 and the
+ * pipelined copy serves from now on). Any other failure is fatal, and so is every failed write: the
+ * permission check is the one reads pass, p2p_init tried a write too, and the transfer is claimed
+ * by then, so nobody else would finish it. */
+static int cma_copy(int peer, void *local, uint64_t remote, size_t n, int write)
 {
     size_t done = 0;
     while (done < n) {
-        struct iovec l = {local + done, n - done}, rem = {(void *)(uintptr_t)(remote + done), n - done};
-        ssize_t got = process_vm_readv(P.pid[src], &l, 1, &rem, 1, 0);
+        struct iovec l = {(unsigned char *)local + done, n - done};
+        struct iovec rem = {(void *)(uintptr_t)(remote + done), n - done};
+        ssize_t got = write ? process_vm_writev(P.pid[peer], &l, 1, &rem, 1, 0)
+                            : process_vm_readv(P.pid[peer], &l, 1, &rem, 1, 0);
         if (got > 0) {
             done += (size_t)got;
             continue;
         }
         if (got < 0 && errno == EINTR)
             continue;
-        if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+        if (!write && done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
             P.cma_ok = 0;
             return -1;
         }
-        credo_abort(1, "rendezvous from rank %d: process_vm_readv failed: %s", src,
-                    got < 0 ? strerror(errno) : "no progress");
+        credo_abort(1, "rendezvous %s rank %d: %s failed: %s", write ? "to" : "from", peer,
+                    write ? "process_vm_writev" : "process_vm_readv", got < 0 ? strerror(errno) : "no progress");
     }
     return 0;
-}
-
-/* Writes n bytes from `local` to `remote` in dest's address space with CMA (copy_push). The kernel's
- * permission check is the one process_vm_readv passes, and p2p_init tried a write too, so any
- * failure here is fatal: the transfer is claimed by then and nobody else will finish it. */
-static void cma_write(int dest, uint64_t remote, const unsigned char *local, size_t n)
-{
-    size_t done = 0;
-    while (done < n) {
-        struct iovec l = {(void *)(uintptr_t)(local + done), n - done};
-        struct iovec rem = {(void *)(uintptr_t)(remote + done), n - done};
-        ssize_t put = process_vm_writev(P.pid[dest], &l, 1, &rem, 1, 0);
-        if (put > 0) {
-            done += (size_t)put;
-            continue;
-        }
-        if (put < 0 && errno == EINTR)
-            continue;
-        credo_abort(1, "rendezvous to rank %d: process_vm_writev failed: %s", dest,
-                    put < 0 ? strerror(errno) : "no progress");
-    }
 }
 
 /* Claims transfer `seq` of a pipelined copy for `who` on the pair's word (mbox claims). Fails when
@@ -902,7 +886,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
      * rendezvous path"). relaxed: a hint; either path is correct whatever the sender does next. */
     if (P.cma_ok && n > 0 &&
         (n >= P.cma_min || (P.cma_idle && !atomic_load_explicit(&P.peer[src].ctl->in_wait, memory_order_relaxed))) &&
-        cma_read(src, r->buf, raddr, n) == 0) {
+        cma_copy(src, r->buf, raddr, n, 0) == 0) {
         P.st.rndv_cma_pulls++;
         queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
         recv_finish(r, src, tag, mlen);
@@ -962,6 +946,30 @@ static void copy_recv_free(copy_recv *c)
  * inside one call holds it up (waiting_begin). */
 #define COPY_TAKEOVER_NS 50000u
 #define COPY_OUT_NS 20000u
+
+/* Whether peer has read as outside MPI at every look for COPY_OUT_NS, up to now (t): the condition
+ * of both takeovers (copy_takeover, copy_push). The streak is per peer (dest_queue.out_since_ns) and
+ * restarts at any sign of it inside MPI (peer_in_mpi). relaxed: a hint; the claim decides, and
+ * either side finishing is correct whatever the peer does next. */
+static int peer_quiet(int peer, uint64_t t)
+{
+    dest_queue *q = &P.dq[peer];
+    if (atomic_load_explicit(&P.peer[peer].ctl->in_wait, memory_order_relaxed)) {
+        q->out_since_ns = 0;
+        return 0;
+    }
+    if (!q->out_since_ns)
+        q->out_since_ns = t;
+    return t - q->out_since_ns >= COPY_OUT_NS;
+}
+
+/* Peer just did something only a rank inside MPI does (staged or wrote part of a copy for us). */
+static void peer_in_mpi(int peer)
+{
+    P.dq[peer].copy_rx_ns = now_ns();
+    P.dq[peer].out_since_ns = 0;
+}
+
 static int copy_takeover(void)
 {
     if (!P.cma_ok)
@@ -969,25 +977,15 @@ static int copy_takeover(void)
     int n = 0;
     uint64_t t = now_ns();
     for (copy_recv *c = P.crecv_head; c; c = c->next) {
-        dest_queue *q = &P.dq[c->src];
-        if (!c->r || t - c->cts_ns < COPY_TAKEOVER_NS || t - q->copy_rx_ns < COPY_TAKEOVER_NS)
-            continue;
-        /* the sender must read as outside MPI at every look for COPY_OUT_NS (see above). relaxed: a
-         * hint, as in rndv_pull; the takeover is correct whatever the sender does. */
-        if (atomic_load_explicit(&P.peer[c->src].ctl->in_wait, memory_order_relaxed)) {
-            q->out_since_ns = 0;
-            continue;
-        }
-        if (!q->out_since_ns)
-            q->out_since_ns = t;
-        if (t - q->out_since_ns < COPY_OUT_NS)
+        if (!c->r || t - c->cts_ns < COPY_TAKEOVER_NS || t - P.dq[c->src].copy_rx_ns < COPY_TAKEOVER_NS ||
+            !peer_quiet(c->src, t))
             continue;
         /* the sender may be claiming it to write the rest itself (copy_push) */
         if (!copy_claim(&P.self.claims[c->src], c->seq, MBOX_CLAIM_RECEIVER))
             continue;
         preq *r = c->r;
         /* the sender's buffer stays valid: its send completes only after our answer with `taken` */
-        if (cma_read(c->src, r->buf + c->off, c->raddr + c->off, c->n - c->off) != 0)
+        if (cma_copy(c->src, r->buf + c->off, c->raddr + c->off, c->n - c->off, 0) != 0)
             return n; /* refused: the copy goes on */
         c->r = NULL;
         /* release: our read of its buffer is over before the sender completes its send on DONE.
@@ -1104,21 +1102,11 @@ static int copy_push(void)
         copy_progress();
         return 1;
     }
-    if (!P.cma_push_ok || j->taken || j->staged == j->total)
-        return 0;
-    dest_queue *q = &P.dq[j->dest];
-    /* relaxed: a hint, as in copy_takeover; the claim decides */
-    if (atomic_load_explicit(&P.peer[j->dest].ctl->in_wait, memory_order_relaxed)) {
-        q->out_since_ns = 0;
-        return 0;
-    }
-    if (!q->out_since_ns)
-        q->out_since_ns = t;
-    if (t - q->out_since_ns < COPY_OUT_NS)
+    if (!P.cma_push_ok || j->taken || j->staged == j->total || !peer_quiet(j->dest, t))
         return 0;
     if (!copy_claim(&P.peer[j->dest].claims[P.rank], j->seq, MBOX_CLAIM_SENDER))
         return 0;
-    cma_write(j->dest, j->rbuf + j->acked, j->sreq->buf + j->acked, j->total - j->acked);
+    cma_copy(j->dest, (void *)(uintptr_t)(j->sreq->buf + j->acked), j->rbuf + j->acked, j->total - j->acked, 1);
     /* COPY_PUSHED: a = the receiver's copy_recv; the rest is in place */
     copy_job_finish(j, MBOX_PKT_COPY_PUSHED);
     P.st.copy_pushes++;
@@ -1326,9 +1314,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
             queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 1, c->seq);
             break;
         }
-        /* the sender staged this chunk, so it was in MPI: a takeover needs a new quiet streak */
-        P.dq[src].copy_rx_ns = now_ns();
-        P.dq[src].out_since_ns = 0;
+        peer_in_mpi(src); /* it staged this chunk: a takeover needs a new quiet streak */
         /* READING for the copy, unless the sender has claimed the transfer (copy_push): it then
          * writes the rest itself, may reuse this half already and wants no acknowledgement. acquire:
          * our reads of the half stay after the bit; release: they are done before the sender can
@@ -1363,8 +1349,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         fc_release(src, 1);
         if (!c->r)
             credo_abort(1, "protocol error: rank %d wrote a pipelined copy this rank had read itself", src);
-        P.dq[src].copy_rx_ns = now_ns();
-        P.dq[src].out_since_ns = 0;
+        peer_in_mpi(src);
         preq *r = c->r;
         copy_recv_free(c);
         P.ncopy_recv--;

@@ -39,7 +39,6 @@ static void mbox_set_view(mbox *mb, mbox_ctl *ctl)
     mb->pp_unit = mbox_prepush_unit(ctl);
     mb->pp_nunits = mbox_prepush_nunits(ctl);
     mb->claims = (_Atomic uint64_t *)(void *)((unsigned char *)ctl + ctl->claims_off);
-    mb->nclaims = (uint32_t)((ctl->staging_off - ctl->claims_off) / sizeof(uint64_t));
 }
 
 #ifndef MADV_POPULATE_WRITE

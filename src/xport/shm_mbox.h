@@ -137,8 +137,7 @@ typedef struct mbox {
     unsigned char *pp_area;
     size_t pp_unit;   /* 0: the owner has prepush off */
     size_t pp_nunits;
-    _Atomic uint64_t *claims; /* [nclaims], in the owner's segment */
-    uint32_t nclaims;
+    _Atomic uint64_t *claims; /* one per rank (mbox_create's nclaims), in the owner's segment */
 } mbox;
 
 /* Copy claims: who finishes a stalled pipelined copy. A copy from sender s to receiver r can be
