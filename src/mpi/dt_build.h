@@ -110,4 +110,11 @@ static inline int dt_live(MPI_Datatype d)
     return d != NULL && d->magic == DT_MAGIC;
 }
 
+/* external32 (pack_external.c) for MPI-IO views. dt_ext32_size: the external32 bytes of one element
+ * of dt (MPI_ERR_TYPE for a type map it cannot walk). dt_ext32_file: count elements of dt at user
+ * to (to_ext) or from `bytes` of external32 at ext, for a dt whose every scalar has the same size
+ * in both forms; MPI_SUCCESS, MPI_ERR_NO_MEM or MPI_ERR_TYPE. */
+int dt_ext32_size(MPI_Datatype dt, MPI_Aint *size);
+int dt_ext32_file(int to_ext, void *user, MPI_Datatype dt, size_t count, void *ext, size_t bytes);
+
 #endif

@@ -533,13 +533,13 @@ static const char *view_problem(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
     *cls = MPI_ERR_UNSUPPORTED_DATAREP;
     if (datarep == NULL)
         return "datarep is NULL";
-    /* §14.5: "native", and the representations registered with MPI_Register_datarep as far as
-     * file_datarep.c can lay them out; "internal" and "external32" are not implemented. */
+    /* §14.5: "native", "internal", "external32" and the representations registered with
+     * MPI_Register_datarep, as far as file_datarep.c can lay them out. */
     if (strcmp(datarep, "native") != 0) {
         if ((*rep = file_datarep_find(datarep)) == NULL) {
             snprintf(msg, msg_len, "data representation \"%.*s\" is not supported (credo has "
-                     "\"native\" and the ones registered with MPI_Register_datarep, not "
-                     "\"internal\" or \"external32\")", MPI_MAX_DATAREP_STRING, datarep);
+                     "\"native\", \"internal\", \"external32\" and the ones registered "
+                     "with MPI_Register_datarep)", MPI_MAX_DATAREP_STRING, datarep);
             return msg;
         }
         const char *why = file_datarep_view_problem(*rep, etype, filetype, cls, msg, msg_len);

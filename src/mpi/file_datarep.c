@@ -1,5 +1,6 @@
-/* src/mpi/file_datarep.c — user-defined data representations (MPI_Register_datarep and its _c
- * form): the name table, the checks a view makes of one, file extents and the conversion calls. */
+/* src/mpi/file_datarep.c — data representations other than "native": the built-in "internal" and
+ * "external32", the ones registered with MPI_Register_datarep(_c), the checks a view makes of one,
+ * file extents and the conversion calls. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,36 @@
  * the big lock. */
 static file_datarep *reps;
 
+/* "internal" (§14.5.2) may be any representation the implementation likes; credo's processes all
+ * run on one kind of host, so it is the native one under its own name (MPI_File_get_view
+ * reports it). */
+static int native_extent(MPI_Datatype dt, MPI_Aint *extent, void *extra)
+{
+    (void)extra;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+
+/* "external32" (§14.5.2): big-endian, IEEE, the sizes of the standard's table, no padding; each
+ * basic type's file extent is its external32 size. Views are laid out in native extents (below),
+ * so a view or buffer takes only types of the same size in both forms: on LP64 hosts every type
+ * but long, unsigned long, wchar_t and the MAXLOC pairs with padding. */
+static int ext32_extent(MPI_Datatype dt, MPI_Aint *extent, void *extra)
+{
+    (void)extra;
+    return dt_ext32_size(dt, extent) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+static file_datarep builtin_reps[] = {
+    {.name = "internal", .extent = native_extent},
+    {.name = "external32", .extent = ext32_extent, .conv = dt_ext32_file},
+};
+
 const file_datarep *file_datarep_find(const char *name)
 {
+    for (size_t i = 0; i < sizeof builtin_reps / sizeof builtin_reps[0]; i++)
+        if (strcmp(builtin_reps[i].name, name) == 0)
+            return &builtin_reps[i];
     for (const file_datarep *r = reps; r != NULL; r = r->next)
         if (strcmp(r->name, name) == 0)
             return r;
@@ -143,8 +172,8 @@ static const char *walk_problem(const ext_walk *w, int k, const char *whose, int
         *cls = MPI_ERR_UNSUPPORTED_DATAREP;
         snprintf(msg, n,
                  "data representation \"%s\" gives %s a file extent of %lld bytes, not its native "
-                 "%lld (in %s): credo lays out views of user data representations in native "
-                 "extents only",
+                 "%lld (in %s): credo lays out views of data representations other than "
+                 "\"native\" in native extents only",
                  rep, type_name(w->culprit), (long long)w->got, (long long)w->culprit->extent,
                  whose);
         break;
@@ -170,6 +199,21 @@ const char *file_datarep_view_problem(const file_datarep *rep, MPI_Datatype etyp
     if (k != EXT_NATIVE)
         return walk_problem(&w, k, "the filetype", cls, msg, msg_len);
     return NULL;
+}
+
+const char *file_datarep_mem_problem(const file_datarep *rep, MPI_Datatype dt)
+{
+    /* A view's types are checked once, at MPI_File_set_view; this runs at every access with a
+     * built-in conversion, so the message goes to a per-thread buffer. */
+    static _Thread_local char msg[300];
+    if (rep == NULL || rep->conv == NULL)
+        return NULL;
+    ext_walk w = {rep, NULL, 0};
+    int k = walk_extents(&w, dt, 0);
+    if (k == EXT_NATIVE)
+        return NULL;
+    int cls;
+    return walk_problem(&w, k, "the buffer's datatype", &cls, msg, sizeof msg);
 }
 
 /* MPI 4.0 §14.5.2: the extent datatype would take in the file under the current view. A

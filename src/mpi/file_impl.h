@@ -16,9 +16,12 @@ typedef struct file_shared {
     _Atomic long long fp;
 } file_shared;
 
-/* A data representation registered with MPI_Register_datarep(_c) (file_datarep.c, §14.5.3). The
- * int and the _c conversion functions are kept apart (rd/wr or rd_c/wr_c: one pair is NULL, both
- * when the representation converts nothing); registrations last for the life of the process. */
+/* A data representation other than "native" (file_datarep.c, §14.5): "internal" and "external32",
+ * built in, or one registered with MPI_Register_datarep(_c) (§14.5.3). A registration keeps the
+ * int and the _c conversion functions apart (rd/wr or rd_c/wr_c: one pair is NULL, both when the
+ * representation converts nothing) and lasts for the life of the process. A built-in one that
+ * converts has conv instead: count elements of dt at user to (to_file) or from `bytes` at
+ * filebuf. */
 typedef struct file_datarep {
     struct file_datarep *next;
     char name[MPI_MAX_DATAREP_STRING];
@@ -26,6 +29,8 @@ typedef struct file_datarep {
     MPI_Datarep_conversion_function_c *rd_c, *wr_c;
     MPI_Datarep_extent_function *extent;
     void *extra;
+    int (*conv)(int to_file, void *user, MPI_Datatype dt, size_t count, void *filebuf,
+                size_t bytes);
 } file_datarep;
 
 struct credo_file {
@@ -98,9 +103,9 @@ enum { K_AT, K_INDIV, K_SHARED, K_ORDERED };
 enum { SPLIT_NONE = 0, SPLIT_READ_AT, SPLIT_WRITE_AT, SPLIT_READ, SPLIT_WRITE, SPLIT_READ_ORD,
        SPLIT_WRITE_ORD };
 
-/* ---- user data representations (file_datarep.c) ---- */
+/* ---- data representations other than "native" (file_datarep.c) ---- */
 
-/* The registered representation called name, or NULL. */
+/* The built-in or registered representation called name, or NULL ("native" is NULL too). */
 const file_datarep *file_datarep_find(const char *name);
 /* Whether credo can use rep for a view of etype and filetype: NULL, or the problem written into
  * msg (class in *cls): credo lays a view out in native extents, so every basic type of both must
@@ -116,8 +121,14 @@ static inline int file_datarep_converts(const file_datarep *rep, int write)
 {
     if (rep == NULL)
         return 0;
+    if (rep->conv != NULL)
+        return 1;
     return write ? rep->wr != NULL || rep->wr_c != NULL : rep->rd != NULL || rep->rd_c != NULL;
 }
+/* Whether rep can convert a memory buffer of dt: NULL, or why not (class
+ * MPI_ERR_UNSUPPORTED_DATAREP). Only the built-in conversion restricts it: a registered
+ * representation's functions see the memory type themselves. */
+const char *file_datarep_mem_problem(const file_datarep *rep, MPI_Datatype dt);
 /* Runs rep's conversion of items basic elements between count elements of dt at userbuf and
  * filebuf (contiguous, file representation); MPI_SUCCESS, MPI_ERR_COUNT (more than INT_MAX items
  * for an int conversion function) or MPI_ERR_CONVERSION (the function failed; its code in *fn_rc). */

@@ -156,8 +156,10 @@ static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Dat
         if ((tmp = malloc(bytes)) == NULL)
             return MPI_ERR_NO_MEM;
         if (write && convert) {
-            rc = file_datarep_convert(fh->rep, 1, buf, dt, (MPI_Count)(count * dt->elems), tmp,
-                                      fn_rc);
+            rc = fh->rep->conv != NULL
+                     ? fh->rep->conv(1, buf, dt, count, tmp, bytes)
+                     : file_datarep_convert(fh->rep, 1, buf, dt, (MPI_Count)(count * dt->elems),
+                                            tmp, fn_rc);
             if (rc != MPI_SUCCESS) {
                 free(tmp);
                 return rc;
@@ -170,7 +172,10 @@ static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Dat
     rc = xfer_view(fh, off_et * (MPI_Offset)fh->etype->size, mem, bytes, write, done, oserr);
     if (tmp != NULL) {
         if (!write && *done > 0 && convert) {
-            int crc = file_datarep_convert(fh->rep, 0, buf, dt, whole_elems(dt, *done), tmp, fn_rc);
+            int crc = fh->rep->conv != NULL
+                          ? fh->rep->conv(0, buf, dt, count, tmp, (size_t)*done)
+                          : file_datarep_convert(fh->rep, 0, buf, dt, whole_elems(dt, *done), tmp,
+                                                 fn_rc);
             if (rc == MPI_SUCCESS)
                 rc = crc;
         } else if (!write && *done > 0) {
@@ -225,6 +230,8 @@ static int io_check(MPI_File fh, int kind, MPI_Offset offset, MPI_Count count, M
     /* The data must be whole etypes (§13.4.1: the buffer's type is built from etypes). */
     if (((size_t)count * dt->size) % fh->etype->size != 0)
         return *why = "the data is not a whole number of etypes", MPI_ERR_TYPE;
+    if (count > 0 && (*why = file_datarep_mem_problem(fh->rep, dt)) != NULL)
+        return MPI_ERR_UNSUPPORTED_DATAREP;
     return MPI_SUCCESS;
 }
 

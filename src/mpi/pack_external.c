@@ -426,6 +426,46 @@ static int unpack_elems(xwalk *w, void *user, size_t count, MPI_Datatype dt)
     return rc;
 }
 
+/* ---- MPI-IO's "external32" view (file_datarep.c) ---- */
+
+int dt_ext32_size(MPI_Datatype dt, MPI_Aint *size)
+{
+    uint64_t n = 0;
+    int rc = ext_size(dt, &n);
+    if (rc == MPI_SUCCESS && n > (uint64_t)INTPTR_MAX)
+        rc = MPI_ERR_COUNT;
+    *size = (MPI_Aint)n;
+    return rc;
+}
+
+/* The file side of an access is `bytes` of external32; a read can end inside the last element (the
+ * end of the file), as a native read unpacks only the bytes it got. The caller has checked that
+ * every scalar of dt keeps its size, so element i starts at i * dt->size on both sides. */
+int dt_ext32_file(int to_ext, void *user, MPI_Datatype dt, size_t count, void *ext, size_t bytes)
+{
+    xwalk w = {.to_ext = to_ext};
+    if (to_ext) {
+        w.out = ext;
+        return pack_elems(&w, user, count, dt);
+    }
+    size_t whole = bytes / dt->size, rest = bytes % dt->size;
+    w.in = ext;
+    int rc = unpack_elems(&w, user, whole, dt);
+    if (rc != MPI_SUCCESS || rest == 0)
+        return rc;
+    /* The cut element: convert it whole from its bytes padded with zeros, keep what was read. */
+    unsigned char *in = calloc(2, dt->size);
+    if (in == NULL)
+        return MPI_ERR_NO_MEM;
+    memcpy(in, (const unsigned char *)ext + whole * dt->size, rest);
+    w.in = in;
+    w.out = in + dt->size;
+    if ((rc = walk(&w, dt, 1)) == MPI_SUCCESS)
+        dt_unpack(in + dt->size, rest, 1, dt, BUF_AT(user, (MPI_Aint)whole * dt->extent));
+    free(in);
+    return rc;
+}
+
 /* ---- bindings ---- */
 
 /* MPI 3.1 defines "external32" as the one representation of these calls. */

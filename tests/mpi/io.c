@@ -1,6 +1,7 @@
 /* tests/mpi/io.c — MPI-IO: open modes and their errors, explicit offsets, individual and shared
  * file pointers, views with strided filetypes and non-contiguous memory types, collective, split
- * and non-blocking forms, ordered writes, sizes, DELETE_ON_CLOSE, atomicity and error handlers. */
+ * and non-blocking forms, ordered writes, sizes, DELETE_ON_CLOSE, atomicity, error handlers and the
+ * "internal" and "external32" data representations. */
 #include <unistd.h>
 
 #include "testutil.h"
@@ -255,8 +256,8 @@ static void test_views(MPI_File f) {
         CHECK(raw[i] == want[i], "holes: int %d is %d, expected %d", i, raw[i], want[i]);
 
     /* View errors. */
-    expect_class(MPI_File_set_view(f, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL),
-                 MPI_ERR_UNSUPPORTED_DATAREP, "datarep external32");
+    expect_class(MPI_File_set_view(f, 0, MPI_INT, MPI_INT, "ieee-be", MPI_INFO_NULL),
+                 MPI_ERR_UNSUPPORTED_DATAREP, "an unknown datarep");
     expect_class(MPI_File_set_view(f, 0, MPI_DOUBLE, MPI_INT, "native", MPI_INFO_NULL),
                  MPI_ERR_TYPE, "a filetype that is not made of etypes");
     expect_class(MPI_File_set_view(f, -5, MPI_INT, MPI_INT, "native", MPI_INFO_NULL), MPI_ERR_ARG,
@@ -583,6 +584,152 @@ static void test_modes(void) {
     tu_note("DELETE_ON_CLOSE, SEQUENTIAL, DISPLACEMENT_CURRENT, APPEND");
 }
 
+/* The bytes at byte offset `at` of f, read through a native byte view (which the call leaves). */
+static void raw_bytes(MPI_File f, MPI_Offset at, unsigned char *out, int n) {
+    MPI_Status st;
+    MPI_OK(MPI_File_set_view(f, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    memset(out, 0x5a, (size_t)n);
+    MPI_OK(MPI_File_read_at(f, at, out, n, MPI_BYTE, &st));
+    CHECK(count_of(&st, MPI_BYTE) == n, "raw read of %d bytes got %d", n, count_of(&st, MPI_BYTE));
+}
+
+static void expect_bytes(const unsigned char *got, const unsigned char *want, int n, const char *what) {
+    for (int i = 0; i < n; i++)
+        CHECK(got[i] == want[i], "%s: byte %d is %02x, expected %02x", what, i, got[i], want[i]);
+}
+
+/* "external32" (big-endian, IEEE, standard sizes) and "internal" views: the bytes in the file, the
+ * values read back, strided filetypes and memory types, a read cut by the end of the file, file
+ * extents, and the types whose external32 size differs from the native one. */
+static void test_datareps(void) {
+    char p[600];
+    path_of(p, sizeof p, "datarep");
+    MPI_File f;
+    MPI_Status st;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &f));
+    const MPI_Offset base = (MPI_Offset)rank * 4096;
+    unsigned char raw[64];
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Datatype et, ft;
+    MPI_Offset disp;
+
+    /* ints, doubles, a MAXLOC pair, a long double: each written at its own displacement */
+    const int iv[3] = {0x01020304, -2, 7};
+    MPI_OK(MPI_File_set_view(f, base, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_get_view(f, &disp, &et, &ft, rep));
+    CHECK(strcmp(rep, "external32") == 0 && disp == base, "get_view: \"%s\" at %lld", rep, (long long)disp);
+    MPI_OK(MPI_File_write_at(f, 0, iv, 3, MPI_INT, &st));
+    CHECK(count_of(&st, MPI_INT) == 3, "external32 write count %d", count_of(&st, MPI_INT));
+    const double dv[2] = {1.5, -0.25};
+    MPI_OK(MPI_File_set_view(f, base + 16, MPI_DOUBLE, MPI_DOUBLE, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_write_at(f, 0, dv, 2, MPI_DOUBLE, &st));
+    const struct { int v, i; } pv = {-3, 9};
+    MPI_OK(MPI_File_set_view(f, base + 32, MPI_2INT, MPI_2INT, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_write_at(f, 0, &pv, 1, MPI_2INT, &st));
+    const long double lv = 0.1L;
+    MPI_OK(MPI_File_set_view(f, base + 48, MPI_LONG_DOUBLE, MPI_LONG_DOUBLE, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_write_at(f, 0, &lv, 1, MPI_LONG_DOUBLE, &st));
+    raw_bytes(f, base, raw, 64);
+    const unsigned char want[50] = {
+        0x01, 0x02, 0x03, 0x04, 0xff, 0xff, 0xff, 0xfe, 0x00, 0x00, 0x00, 0x07, 0, 0, 0, 0,
+        0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 0xbf, 0xd0, 0, 0, 0, 0, 0, 0,
+        0xff, 0xff, 0xff, 0xfd, 0x00, 0x00, 0x00, 0x09, 0, 0, 0, 0, 0, 0, 0, 0,
+        0x3f, 0xfb}; /* 0.1 = 1.6 * 2^-4: quadruple exponent 16383 - 4 */
+    expect_bytes(raw, want, 50, "external32 file bytes");
+
+    int ib[3] = {0, 0, 0};
+    MPI_OK(MPI_File_set_view(f, base, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_read_at(f, 0, ib, 3, MPI_INT, &st));
+    CHECK(ib[0] == iv[0] && ib[1] == iv[1] && ib[2] == iv[2], "external32 ints read back %x %d %d",
+          ib[0], ib[1], ib[2]);
+    double db[2] = {0, 0};
+    MPI_OK(MPI_File_set_view(f, base + 16, MPI_DOUBLE, MPI_DOUBLE, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_read_at(f, 0, db, 2, MPI_DOUBLE, &st));
+    CHECK(db[0] == 1.5 && db[1] == -0.25, "external32 doubles read back %g %g", db[0], db[1]);
+    long double lb = 0;
+    MPI_OK(MPI_File_set_view(f, base + 48, MPI_LONG_DOUBLE, MPI_LONG_DOUBLE, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_read_at(f, 0, &lb, 1, MPI_LONG_DOUBLE, &st));
+    CHECK(lb == lv, "external32 long double read back %Lg", lb);
+
+    /* A filetype with holes (ints 0 and 2 of 3) and a strided memory type (ints 0, 2, 4). */
+    MPI_Datatype holes, fth, mem;
+    MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &holes));
+    MPI_OK(MPI_Type_create_resized(holes, 0, 12, &fth));
+    MPI_OK(MPI_Type_commit(&fth));
+    MPI_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &mem));
+    MPI_OK(MPI_Type_commit(&mem));
+    const int src[6] = {0x0a0b0c0d, -1, 0x11223344, -1, -5, -1};
+    MPI_OK(MPI_File_set_view(f, base + 1024, MPI_INT, fth, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_write_at(f, 0, src, 1, mem, &st));
+    CHECK(count_of(&st, mem) == 1, "strided external32 write count %d", count_of(&st, mem));
+    /* the hole was never written, so it reads as zeros */
+    raw_bytes(f, base + 1024, raw, 16);
+    const unsigned char wants[16] = {0x0a, 0x0b, 0x0c, 0x0d, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44,
+                                     0xff, 0xff, 0xff, 0xfb};
+    expect_bytes(raw, wants, 16, "strided external32 bytes");
+    int back[6] = {0, 0, 0, 0, 0, 0};
+    MPI_OK(MPI_File_set_view(f, base + 1024, MPI_INT, fth, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_read_at(f, 0, back, 1, mem, &st));
+    CHECK(back[0] == src[0] && back[2] == src[2] && back[4] == src[4] && back[1] == 0 && back[3] == 0,
+          "strided external32 read back %x %x %d (%d %d)", back[0], back[2], back[4], back[1], back[3]);
+
+    /* File extents are the external32 sizes: long is 4 bytes, the double-int pair 12. */
+    MPI_Aint fx = 0;
+    MPI_OK(MPI_File_get_type_extent(f, MPI_LONG, &fx));
+    CHECK(fx == 4, "external32 extent of MPI_LONG %ld", (long)fx);
+    MPI_OK(MPI_File_get_type_extent(f, MPI_DOUBLE_INT, &fx));
+    CHECK(fx == 12, "external32 extent of MPI_DOUBLE_INT %ld", (long)fx);
+    MPI_OK(MPI_File_get_type_extent(f, fth, &fx));
+    CHECK(fx == 12, "external32 extent of the strided filetype %ld", (long)fx);
+    /* ... and credo lays views out in native extents, so those types are refused, with a reason */
+    if (sizeof(long) != 4)
+        expect_class(MPI_File_set_view(f, base, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL),
+                     MPI_ERR_UNSUPPORTED_DATAREP, "an external32 view of MPI_LONG");
+    expect_class(MPI_File_set_view(f, base, MPI_DOUBLE_INT, MPI_DOUBLE_INT, "external32", MPI_INFO_NULL),
+                 MPI_ERR_UNSUPPORTED_DATAREP, "an external32 view of MPI_DOUBLE_INT");
+    MPI_OK(MPI_File_set_view(f, base, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+    const double pair[2] = {1.0, 0.0};
+    expect_class(MPI_File_write_at(f, 0, pair, 1, MPI_DOUBLE_INT, &st), MPI_ERR_UNSUPPORTED_DATAREP,
+                 "an external32 write from MPI_DOUBLE_INT memory");
+    expect_class(MPI_Register_datarep("external32", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                      NULL, NULL),
+                 MPI_ERR_ARG, "registering external32 without an extent function");
+
+    /* "internal" is the native representation under its own name */
+    MPI_OK(MPI_File_set_view(f, base + 2048, MPI_INT, MPI_INT, "internal", MPI_INFO_NULL));
+    MPI_OK(MPI_File_get_view(f, &disp, &et, &ft, rep));
+    CHECK(strcmp(rep, "internal") == 0, "get_view after \"internal\": \"%s\"", rep);
+    MPI_OK(MPI_File_write_at(f, 0, iv, 1, MPI_INT, &st));
+    raw_bytes(f, base + 2048, raw, 4);
+    expect_bytes(raw, (const unsigned char *)iv, 4, "\"internal\" bytes");
+    MPI_OK(MPI_File_close(&f));
+    MPI_OK(MPI_Type_free(&fth));
+    MPI_OK(MPI_Type_free(&holes));
+    MPI_OK(MPI_Type_free(&mem));
+
+    /* A read that the end of the file cuts inside an int: the whole one converted, 6 bytes. */
+    char q[600], name[64];
+    snprintf(name, sizeof name, "datarep-eof-%d", rank);
+    path_of(q, sizeof q, name);
+    MPI_OK(MPI_File_open(MPI_COMM_SELF, q, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &f));
+    const unsigned char six[6] = {0, 0, 0x01, 0x2a, 0x11, 0x22};
+    MPI_OK(MPI_File_write_at(f, 0, six, 6, MPI_BYTE, &st));
+    MPI_OK(MPI_File_set_view(f, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+    int two[2] = {-1, -1};
+    MPI_OK(MPI_File_read_at(f, 0, two, 2, MPI_INT, &st));
+    int got = -1;
+    MPI_OK(MPI_Get_count(&st, MPI_BYTE, &got));
+    CHECK(got == 6 && count_of(&st, MPI_INT) == MPI_UNDEFINED && two[0] == 0x12a,
+          "external32 read cut by the end of the file: %d bytes, first int %d", got, two[0]);
+    MPI_OK(MPI_File_close(&f));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        MPI_OK(MPI_File_delete(p, MPI_INFO_NULL));
+        printf("ok: external32 and internal views\n");
+    }
+}
+
 int main(int argc, char **argv) {
     MPI_OK(MPI_Init(&argc, &argv));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -608,6 +755,7 @@ int main(int argc, char **argv) {
     test_handlers_atomicity(f);
     MPI_OK(MPI_File_close(&f));
     test_modes();
+    test_datareps();
 
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) {
