@@ -156,9 +156,14 @@ int p2p_init(void)
     snprintf(P.st.scheme, sizeof P.st.scheme, "%s", P.fc->name);
 
     if (n > 1) {
-        char key[64], val[128];
+        /* The card: pid (CMA), the mailbox's address (the CMA probe's target) and the host name,
+         * only to explain a mailbox that cannot be attached because its rank runs elsewhere. */
+        char key[64], val[160], host[65] = "", peer_host[65];
+        if (gethostname(host, sizeof host - 1) != 0)
+            snprintf(host, sizeof host, "?");
         snprintf(key, sizeof key, "credo.card.%d", P.rank);
-        snprintf(val, sizeof val, "%d:%llx", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl);
+        snprintf(val, sizeof val, "%d:%llx:%s", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl,
+                 host);
         if (boot_put(key, val) || boot_fence()) {
             fprintf(stderr, "credo: rank %d: business-card exchange failed\n", P.rank);
             goto fail;
@@ -170,7 +175,8 @@ int p2p_init(void)
             snprintf(key, sizeof key, "credo.card.%d", r);
             int pid;
             unsigned long long ctl;
-            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%llx", &pid, &ctl) != 2) {
+            peer_host[0] = 0;
+            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%llx:%64s", &pid, &ctl, peer_host) < 2) {
                 fprintf(stderr, "credo: rank %d: no business card from rank %d\n", P.rank, r);
                 goto fail;
             }
@@ -180,7 +186,12 @@ int p2p_init(void)
             char name[200];
             seg_name_of(name, sizeof name, r);
             if (mbox_attach(&P.peer[r], name, err, sizeof err)) {
-                fprintf(stderr, "credo: rank %d: cannot attach rank %d's mailbox: %s\n", P.rank, r, err);
+                if (peer_host[0] && strcmp(peer_host, host) != 0)
+                    fprintf(stderr, "credo: rank %d runs on host %s and rank %d on host %s: credo's "
+                            "transport is shared memory, so all ranks of a job must run on one node "
+                            "(with Slurm: srun -N 1; with mpiexec: one host)\n", P.rank, host, r, peer_host);
+                else
+                    fprintf(stderr, "credo: rank %d: cannot attach rank %d's mailbox: %s\n", P.rank, r, err);
                 goto fail;
             }
         }
