@@ -1,5 +1,6 @@
 /* src/boot/boot.c — picks the bootstrap backend from the environment (PMI_FD, PMI_PORT, CREDO_PMI,
- * or none = singleton), derives the job id, validates keys and values, and owns the boot state. */
+ * PMIX_NAMESPACE, or none = singleton), derives the job id, validates keys and values, and owns the
+ * boot state. */
 #include "boot.h"
 #include "boot_internal.h"
 
@@ -57,8 +58,9 @@ static int single_fence(void)
     return 0;
 }
 
-static int single_get(const char *key, char *value, size_t len)
+static int single_get(int rank, const char *key, char *value, size_t len)
 {
+    (void)rank; /* keys are global in this KVS */
     for (single_kv *kv = single_kvs; kv; kv = kv->next)
         if (strcmp(kv->key, key) == 0) {
             if (strlen(kv->value) >= len) {
@@ -191,8 +193,25 @@ int boot_init(boot_info *out, char *err, size_t errlen)
         }
     }
 
-    char kvsname[256] = "";
-    if (!fd_env && !port_env) {
+    char kvsname[300] = "";
+    if (!fd_env && !port_env && env("PMIX_NAMESPACE")) {
+        /* A PMIx launcher: Open MPI's mpirun, srun --mpi=pmix, prterun. PMI_FD or PMI_PORT win when
+         * both are set (a PMI-1 launcher started from inside a PMIx job). */
+#ifdef CREDO_HAVE_PMIX
+        if (boot_pmix_init(&boot_me, kvsname, sizeof kvsname, &boot_be) != 0)
+            goto fail;
+        if (boot_me.size < 1 || boot_me.rank < 0 || boot_me.rank >= boot_me.size) {
+            boot_set_error("PMIx gave rank %d of size %d", boot_me.rank, boot_me.size);
+            goto fail;
+        }
+#else
+        /* Running as N singletons would be silently wrong. */
+        boot_set_error("started by a PMIx launcher (PMIX_NAMESPACE is set), but this credo was built "
+                       "without PMIx support (no PMIx headers at configure time); launch with "
+                       "credorun, mpiexec.hydra or srun --mpi=pmi2, or rebuild with libpmix-dev");
+        goto fail;
+#endif
+    } else if (!fd_env && !port_env) {
         /* No launcher: a singleton run, e.g. ./a.out directly. */
         boot_me.rank = 0;
         boot_me.size = 1;
@@ -306,14 +325,13 @@ int boot_fence(void)
 
 int boot_get(int rank, const char *key, char *value, size_t len)
 {
-    (void)rank; /* keys are global in the KVS; the rank is only a hint */
     if (require_up() || check_token("key", key, boot_be.keylen_max))
         return -1;
     if (!value || len == 0) {
         boot_set_error("boot_get: no room for the value");
         return -1;
     }
-    return boot_be.get(key, value, len);
+    return boot_be.get(rank, key, value, len);
 }
 
 int boot_finalize(void)
@@ -323,6 +341,15 @@ int boot_finalize(void)
     int rc = boot_be.finalize();
     boot_state = BOOT_DOWN;
     return rc;
+}
+
+int boot_pmix_built(void)
+{
+#ifdef CREDO_HAVE_PMIX
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 size_t boot_value_max(void)

@@ -1,5 +1,6 @@
 /* src/boot/boot.h — how a rank learns who it is and exchanges business cards with its peers.
- * Backends: PMI-1 wire (credorun, MPICH hydra, Slurm pmi2), PMI-2 wire, singleton (no launcher). */
+ * Backends: PMI-1 wire (credorun, MPICH hydra, Slurm pmi2), PMI-2 wire, PMIx (Open MPI's mpirun,
+ * srun --mpi=pmix; OpenPMIx loaded at run time), singleton (no launcher). */
 #ifndef CREDO_BOOT_H
 #define CREDO_BOOT_H
 
@@ -18,7 +19,8 @@ typedef struct boot_info {
 
 /* 0 on success; -1 with a one-line reason in err. Calling it again after success returns the same info.
  * Environment: PMI_FD (PMI-1 over an inherited socket), else PMI_PORT+PMI_ID (hydra -pmi-port),
- * else singleton (rank 0 of 1, jobid "single-<pid>"). CREDO_PMI=2 selects the PMI-2 wire. */
+ * else PMIx when PMIX_NAMESPACE is set, else singleton (rank 0 of 1, jobid "single-<pid>").
+ * CREDO_PMI=2 selects the PMI-2 wire. */
 int boot_init(boot_info *out, char *err, size_t errlen);
 /* Publishes key=value (keys are global: put the rank into the key). Keys and values must not contain
  * spaces, tabs, newlines or ';' and must fit the launcher's keylen/vallen limits. */
@@ -32,6 +34,8 @@ int boot_finalize(void);
 /* Asks the launcher to abort the whole job with `code`, then exits; never returns. */
 _Noreturn void boot_abort(int code, const char *msg);
 
+/* Whether the PMIx backend was built (the PMIx headers were found at configure time). */
+int boot_pmix_built(void);
 /* The reason for the last failure of any boot_* call (never NULL). */
 const char *boot_last_error(void);
 /* Largest value boot_put accepts (the launcher's vallen_max); 0 before boot_init. */

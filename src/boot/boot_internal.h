@@ -41,7 +41,7 @@ struct boot_info;
 typedef struct boot_backend {
     int (*put)(const char *key, const char *value);
     int (*fence)(void);
-    int (*get)(const char *key, char *value, size_t len);
+    int (*get)(int rank, const char *key, char *value, size_t len); /* rank: who put it */
     int (*finalize)(void);
     void (*abort)(int code, const char *msg);
     size_t keylen_max, vallen_max;
@@ -51,5 +51,8 @@ int boot_pmi1_init(boot_conn *c, struct boot_info *info, char *kvsname, size_t k
                    boot_backend *be, int pmiid);
 int boot_pmi2_init(boot_conn *c, struct boot_info *info, char *kvsname, size_t kvslen,
                    boot_backend *be, int pmiid);
+/* PMIx (PMIX_NAMESPACE set by the launcher): built when the PMIx headers were found
+ * (CREDO_HAVE_PMIX), the library loaded at run time. */
+int boot_pmix_init(struct boot_info *info, char *kvsname, size_t kvslen, boot_backend *be);
 
 #endif

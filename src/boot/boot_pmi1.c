@@ -53,8 +53,9 @@ static int pmi1_fence(void)
     return pmi1_call("cmd=barrier_in\n", "barrier_out", -1);
 }
 
-static int pmi1_get(const char *key, char *value, size_t len)
+static int pmi1_get(int rank, const char *key, char *value, size_t len)
 {
+    (void)rank; /* keys are global in this KVS */
     char req[BOOT_LINE_MAX];
     int n = snprintf(req, sizeof req, "cmd=get kvsname=%s key=%s\n", pmi1_kvsname, key);
     if (n < 0 || (size_t)n >= sizeof req) {

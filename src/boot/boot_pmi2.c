@@ -66,8 +66,9 @@ static int pmi2_fence(void)
     return pmi2_call("cmd=kvs-fence;", "kvs-fence-response", -1);
 }
 
-static int pmi2_get(const char *key, char *value, size_t len)
+static int pmi2_get(int rank, const char *key, char *value, size_t len)
 {
+    (void)rank; /* keys are global in this KVS */
     char body[BOOT_LINE_MAX];
     int n = snprintf(body, sizeof body, "cmd=kvs-get;jobid=;srcid=-1;key=%s;", key);
     if (n < 0 || (size_t)n >= sizeof body) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "boot/boot.h"
 #include "core/config.h"
 #include "credo_version.h"
 #include "fc/fc.h"
@@ -22,6 +23,9 @@ int main(int argc, char **argv)
         if (fc_lookup(names[i]))
             printf(" %s", names[i]);
     printf("\n");
+    printf("launchers = credorun, PMI-1 and PMI-2 (mpiexec.hydra, srun --mpi=pmi2)%s\n",
+           boot_pmix_built() ? ", PMIx (mpirun of Open MPI, srun --mpi=pmix; libpmix.so.2 at run time)"
+                             : "; no PMIx (built without its headers)");
     char err[256];
     if (config_load(err, sizeof err))
         printf("warning = %s\n", err);
