@@ -219,6 +219,14 @@ int boot_init(boot_info *out, char *err, size_t errlen)
         snprintf(kvsname, sizeof kvsname, "single-%ld", (long)getpid());
         boot_be = (boot_backend){single_put, single_fence, single_get, single_finalize, single_abort,
                                  256, 1 << 20};
+        /* srun without a PMI plugin (Slurm's MpiDefault=none) starts every task as a singleton: each
+         * would run as rank 0 of 1. That may be meant (independent runs), so it is a warning. */
+        int ntasks = 0, procid = -1;
+        const char *nt = env("SLURM_STEP_NUM_TASKS") ? "SLURM_STEP_NUM_TASKS" : "SLURM_NTASKS";
+        if (parse_env_int(nt, &ntasks, 0) == 0 && ntasks > 1 && parse_env_int("SLURM_PROCID", &procid, 0) == 0)
+            fprintf(stderr, "credo: warning: task %d of a %d-task Slurm step runs as a singleton (rank 0 of "
+                            "1): srun starts the tasks as one MPI job only with --mpi=pmi2 or --mpi=pmix\n",
+                    procid, ntasks);
     } else {
         boot_me.rank = -1;
         boot_me.size = -1;
