@@ -67,17 +67,33 @@ static int load_library(void)
     return 0;
 }
 
-/* A uint32 the launcher knows about `rank` (PMIX_RANK_WILDCARD: about the job). */
-static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out)
+/* What the launcher holds under key for `rank` of our namespace (PMIX_RANK_WILDCARD: about the
+ * job), or NULL with the error set; release() it. */
+static pmix_value_t *fetch(pmix_rank_t rank, const char *key)
 {
     pmix_proc_t p = pmix_me;
     p.rank = rank;
     pmix_value_t *v = NULL;
     pmix_status_t rc = px.get(&p, key, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || v == NULL) {
-        boot_set_error("PMIx_Get(%s): %s", key, status_text(rc));
-        return -1;
+        boot_set_error("PMIx_Get(rank %d, %.64s): %s", (int)rank, key, status_text(rc));
+        return NULL;
     }
+    return v;
+}
+
+/* The library allocated it with malloc (PMIX_VALUE_RELEASE is destruct, then free). */
+static void release(pmix_value_t *v)
+{
+    px.value_destruct(v);
+    free(v);
+}
+
+static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out)
+{
+    pmix_value_t *v = fetch(rank, key);
+    if (v == NULL)
+        return -1;
     int ok = 1;
     switch (v->type) {
     case PMIX_UINT32: *out = v->data.uint32; break;
@@ -86,8 +102,7 @@ static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out)
     case PMIX_SIZE: *out = (uint32_t)v->data.size; break;
     default: ok = 0; break;
     }
-    px.value_destruct(v);
-    free(v);
+    release(v);
     if (!ok) {
         boot_set_error("PMIx_Get(%s): not an integer", key);
         return -1;
@@ -134,14 +149,9 @@ static int pmix_fence(void)
 
 static int pmix_get(int rank, const char *key, char *value, size_t len)
 {
-    pmix_proc_t p = pmix_me;
-    p.rank = (pmix_rank_t)rank;
-    pmix_value_t *v = NULL;
-    pmix_status_t rc = px.get(&p, key, NULL, 0, &v);
-    if (rc != PMIX_SUCCESS || v == NULL) {
-        boot_set_error("PMIx_Get(rank %d, %.64s): %s", rank, key, status_text(rc));
+    pmix_value_t *v = fetch((pmix_rank_t)rank, key);
+    if (v == NULL)
         return -1;
-    }
     int r = 0;
     if (v->type != PMIX_STRING || v->data.string == NULL) {
         boot_set_error("PMIx_Get(rank %d, %.64s): not a string", rank, key);
@@ -152,8 +162,7 @@ static int pmix_get(int rank, const char *key, char *value, size_t len)
     } else {
         strcpy(value, v->data.string);
     }
-    px.value_destruct(v);
-    free(v);
+    release(v);
     return r;
 }
 
