@@ -450,7 +450,7 @@ int dt_ext32_file(int to_ext, void *user, MPI_Datatype dt, size_t count, void *e
     }
     size_t whole = bytes / dt->size, rest = bytes % dt->size;
     w.in = ext;
-    int rc = unpack_elems(&w, user, whole, dt);
+    int rc = whole > 0 ? unpack_elems(&w, user, whole, dt) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS || rest == 0)
         return rc;
     /* The cut element: convert it whole from its bytes padded with zeros, keep what was read. */
