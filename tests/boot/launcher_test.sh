@@ -238,6 +238,43 @@ env-options)
     expect_rc $rc 0
     expect_grep '^--fc bogus -n 7$' "$tmp/out"
     ;;
+compat-options)
+    # Options of Open MPI's mpirun and MPICH's mpiexec that job scripts carry (credorun is installed
+    # under both names): the harmless ones are accepted, the ones that name other hosts refused.
+    run -c 2 --oversubscribe --allow-run-as-root -genvall --map-by core -q -genv CREDO_T1 one -env CREDO_T2 "two words" \
+        -host "localhost,$(hostname):2" -H localhost:4 -ppn 2 -wdir "$tmp" --mca btl self --report-bindings \
+        --bind-to hwthread sh -c 'echo "$PMI_RANK/$PMI_SIZE $CREDO_T1 $CREDO_T2 $(pwd)"'
+    expect_rc $rc 0
+    expect_grep "^0/2 one two words $tmp\$" "$tmp/out"
+    expect_grep "^1/2 one two words $tmp\$" "$tmp/out"
+    expect_grep '^credorun: warning: ignoring --mca btl self \(an Open MPI setting\)$' "$tmp/err"
+    expect_grep '^credorun: rank 1 bound to CPU [0-9]+$' "$tmp/err"
+    # -ppn alone sets the rank count; a hostfile naming only this host is fine.
+    printf '# this node\nlocalhost slots=4\n\n%s:2\n' "$(hostname)" >"$tmp/hosts"
+    run -ppn 3 -hostfile "$tmp/hosts" sh -c 'echo "$PMI_RANK/$PMI_SIZE"'
+    expect_rc $rc 0
+    expect_grep '^2/3$' "$tmp/out"
+    # "-host" is not "-h" (help, nothing run): before, it printed the usage and exited 0.
+    run -n 1 -host localhost sh -c 'echo ran'
+    expect_grep '^ran$' "$tmp/out"
+    # Other hosts and more ranks than one node holds are refused before anything starts.
+    run -n 2 -host credo-no-such-node true
+    expect_rc $rc 2
+    expect_grep "^credorun: -host: 'credo-no-such-node' is not this host; credorun starts ranks on this host only" "$tmp/err"
+    printf 'localhost\ncredo-other slots=2\n' >"$tmp/hosts2"
+    run -n 2 -machinefile "$tmp/hosts2" true
+    expect_rc $rc 2
+    expect_grep "^credorun: -machinefile: 'credo-other' is not this host" "$tmp/err"
+    run -n 4 -ppn 2 true
+    expect_rc $rc 2
+    expect_grep '^credorun: -n 4 at 2 ranks per node needs 2 nodes' "$tmp/err"
+    run -n 2 -wdir "$tmp/no-such-dir" true
+    expect_rc $rc 2
+    expect_grep "^credorun: -wdir: '$tmp/no-such-dir' is not a directory" "$tmp/err"
+    run -n 2 -genv CREDO_T1
+    expect_rc $rc 2
+    expect_grep '^credorun: -genv CREDO_T1: expected NAME VALUE' "$tmp/err"
+    ;;
 bind)
     ncpu=$(nproc)
     run -n "$ncpu" --bind-to core sh -c 'echo "$PMI_RANK $(sed -n "s/^Cpus_allowed_list:\t*//p" /proc/self/status)"'

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,9 +43,12 @@ static struct {
     int nranks;
     int tag_output;
     int bind; /* -1 = default (core), 0 = none, 1 = core */
+    int report_bindings;
+    int ppn;            /* -ppn / --npernode / -N: ranks per node, -1 if not given */
+    const char *wdir;   /* -wdir: the ranks' working directory */
     double timeout_s;
     char **prog_argv;
-} opt = {.nranks = -1, .bind = -1};
+} opt = {.nranks = -1, .bind = -1, .ppn = -1};
 
 /* ---------------------------------------------------------------- ranks */
 
@@ -818,6 +822,15 @@ static void child_exec(int idx, int pmi_child_fd, int out_w, int err_w, int exec
         CPU_ZERO(&set);
         CPU_SET(cpu_list[idx % ncpus_allowed], &set);
         sched_setaffinity(0, sizeof set, &set);
+        if (opt.report_bindings)
+            fprintf(stderr, "credorun: rank %d bound to CPU %d\n", idx, cpu_list[idx % ncpus_allowed]);
+    } else if (opt.report_bindings) {
+        fprintf(stderr, "credorun: rank %d not bound\n", idx);
+    }
+    if (opt.wdir && chdir(opt.wdir) != 0) {
+        int e = errno;
+        (void)write_full(exec_w, (const char *)&e, sizeof e);
+        _exit(127);
     }
     execvp(opt.prog_argv[0], opt.prog_argv);
     int e = errno;
@@ -904,6 +917,21 @@ static void usage(FILE *f)
             "  -h, --help              this text\n"
             "  --version               print the credo version\n"
             "\n"
+            "Accepted for scripts written for Open MPI's mpirun or MPICH's mpiexec (credorun is also\n"
+            "installed as mpirun and mpiexec):\n"
+            "  -c N                    as -n\n"
+            "  -genv, -env NAME VALUE  as -x NAME=VALUE\n"
+            "  -H, -host, --host LIST  hosts (host or host:slots, comma-separated): each must be this one\n"
+            "  -hostfile, -machinefile, -f FILE  the same, one host per line\n"
+            "  -ppn, --npernode, -N P  ranks per node: -n defaults to P, and more than P needs more nodes\n"
+            "  -wdir, --wdir DIR       the ranks' working directory\n"
+            "  --report-bindings       print each rank's CPU on stderr\n"
+            "  --bind-to hwthread      as core\n"
+            "  --oversubscribe, --allow-run-as-root, -genvall, -envall, --map-by X, --rank-by X, -q:\n"
+            "                          no effect (ranks always share this host's CPUs; the environment is\n"
+            "                          always passed on)\n"
+            "  --mca, -gmca KEY VALUE  ignored with a warning (Open MPI settings)\n"
+            "\n"
             "Exit status: 0 when every rank exits 0; otherwise the failing rank's exit code (128+signal\n"
             "if it was killed by a signal, its code if it called MPI_Abort), 124 on --timeout, 127 if the\n"
             "program cannot be executed, 128+signal if credorun itself is interrupted, 2 on usage errors.\n");
@@ -957,11 +985,95 @@ static void set_child_env(const char *name, const char *value)
         usage_error("cannot set %s: %s", name, strerror(errno));
 }
 
+/* Whether host (without a ":slots" suffix) names this machine. */
+static int is_this_host(const char *host, size_t len)
+{
+    char me[256] = "";
+    if (gethostname(me, sizeof me - 1) != 0)
+        me[0] = '\0';
+    size_t short_len = strcspn(me, ".");
+    const char *local[] = {"localhost", "127.0.0.1", "::1", me};
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        if (local[i][0] && strlen(local[i]) == len && strncmp(local[i], host, len) == 0)
+            return 1;
+    return me[0] && len == short_len && strncmp(me, host, len) == 0; /* "node1" for "node1.cluster" */
+}
+
+/* One host entry: "name", "name:slots" or (hostfile) "name slots=N"; any other host is an error. */
+static void check_host(const char *what, const char *entry, size_t len)
+{
+    size_t name_len = 0;
+    while (name_len < len && entry[name_len] != ':' && entry[name_len] != ' ' && entry[name_len] != '\t')
+        name_len++;
+    if (name_len == 0)
+        usage_error("%s: empty host name in '%.*s'", what, (int)len, entry);
+    if (!is_this_host(entry, name_len))
+        usage_error("%s: '%.*s' is not this host; credorun starts ranks on this host only (credo runs a job on "
+                    "one node)",
+                    what, (int)name_len, entry);
+}
+
+static void check_hosts(const char *what, const char *list)
+{
+    for (const char *p = list;;) {
+        size_t len = strcspn(p, ",");
+        check_host(what, p, len);
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+}
+
+static void check_hostfile(const char *what, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        usage_error("%s: cannot open '%s': %s", what, path, strerror(errno));
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t");
+        size_t len = strcspn(p, "#\r\n");
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        if (len > 0)
+            check_host(what, p, len);
+    }
+    fclose(f);
+}
+
 static void parse_args(int argc, char **argv)
 {
-    enum { O_FC = 256, O_SLOT, O_SLOTS, O_CREDIT, O_REPORT, O_EAGER, O_BIND, O_TAG, O_TIMEOUT, O_VERSION };
+    enum { O_FC = 256, O_SLOT, O_SLOTS, O_CREDIT, O_REPORT, O_EAGER, O_BIND, O_TAG, O_TIMEOUT, O_VERSION,
+           O_NOOP, O_NOOP_ARG, O_GENV, O_HOST, O_HOSTFILE, O_PPN, O_WDIR, O_MCA, O_REPORT_BIND };
+    /* Every name is listed in full: getopt_long_only would otherwise take "-host" as "-h" (help,
+     * and nothing run) and "-c 2" as the unique prefix of --credit-slots. */
     static const struct option longopts[] = {
         {"np", required_argument, 0, 'n'},
+        {"c", required_argument, 0, 'n'},
+        {"oversubscribe", no_argument, 0, O_NOOP},
+        {"allow-run-as-root", no_argument, 0, O_NOOP},
+        {"genvall", no_argument, 0, O_NOOP},
+        {"envall", no_argument, 0, O_NOOP},
+        {"q", no_argument, 0, O_NOOP},
+        {"quiet", no_argument, 0, O_NOOP},
+        {"map-by", required_argument, 0, O_NOOP_ARG},
+        {"rank-by", required_argument, 0, O_NOOP_ARG},
+        {"genv", required_argument, 0, O_GENV},
+        {"env", required_argument, 0, O_GENV},
+        {"H", required_argument, 0, O_HOST},
+        {"host", required_argument, 0, O_HOST},
+        {"hosts", required_argument, 0, O_HOST},
+        {"hostfile", required_argument, 0, O_HOSTFILE},
+        {"machinefile", required_argument, 0, O_HOSTFILE},
+        {"f", required_argument, 0, O_HOSTFILE},
+        {"ppn", required_argument, 0, O_PPN},
+        {"npernode", required_argument, 0, O_PPN},
+        {"N", required_argument, 0, O_PPN},
+        {"wdir", required_argument, 0, O_WDIR},
+        {"wd", required_argument, 0, O_WDIR},
+        {"mca", required_argument, 0, O_MCA},
+        {"gmca", required_argument, 0, O_MCA},
+        {"report-bindings", no_argument, 0, O_REPORT_BIND},
         {"fc", required_argument, 0, O_FC},
         {"slot-size", required_argument, 0, O_SLOT},
         {"slots-per-peer", required_argument, 0, O_SLOTS},
@@ -1022,8 +1134,48 @@ static void parse_args(int argc, char **argv)
             parse_bytes("--eager-limit", optarg, buf, sizeof buf);
             set_child_env("CREDO_EAGER_LIMIT", buf);
             break;
+        case O_NOOP:
+        case O_NOOP_ARG:
+            break;
+        case O_GENV:
+            /* hydra's two-word form: NAME VALUE */
+            if (optind >= argc)
+                usage_error("%s %s: expected NAME VALUE", argv[optind - 2], optarg);
+            if (optarg[0] == '\0' || strchr(optarg, '='))
+                usage_error("%s: expected NAME VALUE, got '%s'", argv[optind - 2], optarg);
+            set_child_env(optarg, argv[optind]);
+            optind++;
+            break;
+        case O_MCA:
+            if (optind >= argc)
+                usage_error("%s %s: expected KEY VALUE", argv[optind - 2], optarg);
+            fprintf(stderr, "credorun: warning: ignoring %s %s %s (an Open MPI setting)\n", argv[optind - 2],
+                    optarg, argv[optind]);
+            optind++;
+            break;
+        case O_HOST:
+            check_hosts(argv[optind - 2], optarg);
+            break;
+        case O_HOSTFILE:
+            check_hostfile(argv[optind - 2], optarg);
+            break;
+        case O_PPN:
+            opt.ppn = (int)parse_count(argv[optind - 2], optarg, 1, 1 << 20);
+            break;
+        case O_WDIR: {
+            struct stat st;
+            if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode))
+                usage_error("%s: '%s' is not a directory", argv[optind - 2], optarg);
+            opt.wdir = optarg;
+            break;
+        }
+        case O_REPORT_BIND:
+            opt.report_bindings = 1;
+            break;
         case O_BIND:
-            if (strcmp(optarg, "core") == 0)
+            if (strcmp(optarg, "hwthread") == 0)
+                opt.bind = 1; /* one hardware thread per rank: what core does with credorun's CPU list */
+            else if (strcmp(optarg, "core") == 0)
                 opt.bind = 1;
             else if (strcmp(optarg, "none") == 0)
                 opt.bind = 0;
@@ -1058,6 +1210,12 @@ static void parse_args(int argc, char **argv)
     }
     if (optind >= argc)
         usage_error("no program given");
+    if (opt.ppn > 0 && opt.nranks < 0)
+        opt.nranks = opt.ppn; /* one node of ppn ranks */
+    if (opt.ppn > 0 && opt.nranks > opt.ppn)
+        usage_error("-n %d at %d ranks per node needs %d nodes; credorun starts ranks on this host only "
+                    "(credo runs a job on one node)",
+                    opt.nranks, opt.ppn, (opt.nranks + opt.ppn - 1) / opt.ppn);
     if (opt.nranks < 0)
         usage_error("missing -n N (number of ranks)");
     opt.prog_argv = argv + optind;
