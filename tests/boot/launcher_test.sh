@@ -241,7 +241,7 @@ env-options)
 compat-options)
     # Options of Open MPI's mpirun and MPICH's mpiexec that job scripts carry (credorun is installed
     # under both names): the harmless ones are accepted, the ones that name other hosts refused.
-    run -c 2 --oversubscribe --allow-run-as-root -genvall --map-by core -q -genv CREDO_T1 one -env CREDO_T2 "two words" \
+    run -c 2 --oversubscribe --allow-run-as-root -genvall --map-by core -q -v -genv CREDO_T1 one -env CREDO_T2 "two words" \
         -host "localhost,$(hostname):2" -H localhost:4 -ppn 2 -wdir "$tmp" --mca btl self --report-bindings \
         --bind-to hwthread sh -c 'echo "$PMI_RANK/$PMI_SIZE $CREDO_T1 $CREDO_T2 $(pwd)"'
     expect_rc $rc 0

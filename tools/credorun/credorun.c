@@ -927,7 +927,7 @@ static void usage(FILE *f)
             "  -wdir, --wdir DIR       the ranks' working directory\n"
             "  --report-bindings       print each rank's CPU on stderr\n"
             "  --bind-to hwthread      as core\n"
-            "  --oversubscribe, --allow-run-as-root, -genvall, -envall, --map-by X, --rank-by X, -q:\n"
+            "  --oversubscribe, --allow-run-as-root, -genvall, -envall, --map-by X, --rank-by X, -q, -v:\n"
             "                          no effect (ranks always share this host's CPUs; the environment is\n"
             "                          always passed on)\n"
             "  --mca, -gmca KEY VALUE  ignored with a warning (Open MPI settings)\n"
@@ -1055,6 +1055,8 @@ static void parse_args(int argc, char **argv)
         {"genvall", no_argument, 0, O_NOOP},
         {"envall", no_argument, 0, O_NOOP},
         {"q", no_argument, 0, O_NOOP},
+        {"v", no_argument, 0, O_NOOP}, /* verbose in both; as a prefix it would print the version */
+        {"verbose", no_argument, 0, O_NOOP},
         {"quiet", no_argument, 0, O_NOOP},
         {"map-by", required_argument, 0, O_NOOP_ARG},
         {"rank-by", required_argument, 0, O_NOOP_ARG},
