@@ -8,6 +8,7 @@
 typedef struct credo_runtime {
     int rank;
     int size;
+    int appnum;     /* the launcher's program number (MPMD), 0 for a single program */
     int initialized;
     int finalized;
     char jobid[128];

@@ -37,6 +37,7 @@ int credo_init(void)
     }
     credo_rt.rank = bi.rank;
     credo_rt.size = bi.size;
+    credo_rt.appnum = bi.appnum;
     snprintf(credo_rt.jobid, sizeof credo_rt.jobid, "%s", bi.jobid);
     if (bi.size > 65535) {
         fprintf(stderr, "credo: rank %d: %d ranks exceed the mailbox header's 16-bit source field\n", bi.rank,

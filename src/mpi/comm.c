@@ -410,7 +410,10 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     case MPI_WTIME_IS_GLOBAL: val = &wtime_global; break;
     case MPI_HOST: val = &host; break;
     case MPI_IO: val = &io; break;
-    case MPI_APPNUM: val = &appnum; break;
+    case MPI_APPNUM: /* MPMD launches ("-n 2 a : -n 3 b") number their programs from 0 */
+        appnum = credo_rt.appnum;
+        val = &appnum;
+        break;
     case MPI_UNIVERSE_SIZE:
         universe = credo_mpi.job_size;
         val = &universe;

@@ -275,6 +275,24 @@ compat-options)
     expect_rc $rc 2
     expect_grep '^credorun: -genv CREDO_T1: expected NAME VALUE' "$tmp/err"
     ;;
+mpmd)
+    # "-n 2 A : -n 1 B": one job of 3 ranks, B's rank numbered after A's, each program its own argv.
+    run -n 2 sh -c 'echo "A $PMI_RANK/$PMI_SIZE $0"' first : -n 1 sh -c 'echo "B $PMI_RANK/$PMI_SIZE $0"' second
+    expect_rc $rc 0
+    expect_grep '^A 0/3 first$' "$tmp/out"
+    expect_grep '^A 1/3 first$' "$tmp/out"
+    expect_grep '^B 2/3 second$' "$tmp/out"
+    run -n 1 true : echo
+    expect_rc $rc 2
+    expect_grep "^credorun: program 2 after ':' must start with -n N \\(got 'echo'\\)" "$tmp/err"
+    run -n 1 true : -n 2
+    expect_rc $rc 2
+    expect_grep "^credorun: no program given for -n 2 after ':'" "$tmp/err"
+    # A program that cannot be executed is named, whichever it is.
+    run -n 1 true : -n 1 ./no-such-program-"$marker"
+    expect_rc $rc 127
+    expect_grep "^credorun: cannot execute './no-such-program-$marker'" "$tmp/err"
+    ;;
 bind)
     ncpu=$(nproc)
     run -n "$ncpu" --bind-to core sh -c 'echo "$PMI_RANK $(sed -n "s/^Cpus_allowed_list:\t*//p" /proc/self/status)"'

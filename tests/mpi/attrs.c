@@ -9,6 +9,8 @@ typedef struct counts {
     int fail_copy; /* the copy callback returns MPI_ERR_OTHER when set */
 } counts;
 
+static int expect_appnum; /* MPI_APPNUM this rank should see (--appnum A; 0 by default) */
+
 static counts cnt;
 
 /* Copies value v as v + 1, so a test can tell copies from originals. */
@@ -112,6 +114,10 @@ static void test_callbacks(void) {
     CHECK(tu_class(rc) == MPI_ERR_KEYVAL, "get_attr of an unknown keyval: %d", rc);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
     CHECK(flag && *(int *)v >= 32767, "MPI_TAG_UB is %d", flag ? *(int *)v : -1);
+    /* MPI_APPNUM: the program's number in an MPMD launch (the test's --appnum A says which) */
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag));
+    CHECK(flag && *(int *)v == expect_appnum, "MPI_APPNUM is %d, expected %d", flag ? *(int *)v : -1,
+          expect_appnum);
 
     MPI_OK(MPI_Comm_create_keyval(count_copy, count_delete, &k, &cnt));
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
@@ -279,6 +285,10 @@ static int finalize_hook(MPI_Comm comm, int key, void *val, void *extra) {
 
 int main(int argc, char **argv) {
     MPI_OK(MPI_Init(&argc, &argv));
+    if (argc == 3 && strcmp(argv[1], "--appnum") == 0)
+        expect_appnum = atoi(argv[2]);
+    else /* a launcher that passed an MPMD ':' on as arguments ends here */
+        CHECK(argc == 1, "unexpected arguments (%d): usage: attrs [--appnum A]", argc - 1);
     int rank;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     test_callbacks();

@@ -39,6 +39,8 @@
 
 /* ---------------------------------------------------------------- options */
 
+#define MAX_APPS 64 /* programs of one MPMD launch */
+
 static struct {
     int nranks;
     int tag_output;
@@ -47,8 +49,22 @@ static struct {
     int ppn;            /* -ppn / --npernode / -N: ranks per node, -1 if not given */
     const char *wdir;   /* -wdir: the ranks' working directory */
     double timeout_s;
-    char **prog_argv;
+    char **prog_argv;  /* the first (or only) program */
+    /* MPMD ("-n 2 a : -n 3 b"): program i runs ranks [app_first[i], app_first[i + 1]) with
+     * appnum i; napps == 1 for the usual single program */
+    int napps;
+    char **app_argv[MAX_APPS];
+    int app_first[MAX_APPS + 1];
 } opt = {.nranks = -1, .bind = -1, .ppn = -1};
+
+/* The MPMD program (appnum) rank idx belongs to. */
+static int app_of(int idx)
+{
+    int a = 0;
+    while (a + 1 < opt.napps && idx >= opt.app_first[a + 1])
+        a++;
+    return a;
+}
 
 /* ---------------------------------------------------------------- ranks */
 
@@ -544,7 +560,7 @@ static void serve_pmi1(int idx, char *line)
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         reply1(r, "cmd=universe_size size=%d", opt.nranks);
     } else if (strcmp(cmd, "get_appnum") == 0) {
-        reply1(r, "cmd=appnum appnum=0");
+        reply1(r, "cmd=appnum appnum=%d", app_of(idx));
     } else if (strcmp(cmd, "put") == 0) {
         int kr = boot_field(line, ' ', "key", key, sizeof key);
         int vr = boot_field(line, ' ', "value", val, sizeof val);
@@ -592,9 +608,9 @@ static void serve_pmi2(int idx, char *msg)
         return;
     }
     if (strcmp(cmd, "fullinit") == 0) {
-        reply2(r, "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=%d;size=%d;appnum=0;"
+        reply2(r, "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=%d;size=%d;appnum=%d;"
                   "spawner-jobid=%s;debugged=FALSE;pmiverbose=FALSE;rc=0;",
-               idx, opt.nranks, kvsname);
+               idx, opt.nranks, app_of(idx), kvsname);
     } else if (strcmp(cmd, "job-getid") == 0) {
         reply2(r, "cmd=job-getid-response;jobid=%s;rc=0;", kvsname);
     } else if (strcmp(cmd, "kvs-put") == 0) {
@@ -832,7 +848,8 @@ static void child_exec(int idx, int pmi_child_fd, int out_w, int err_w, int exec
         (void)write_full(exec_w, (const char *)&e, sizeof e);
         _exit(127);
     }
-    execvp(opt.prog_argv[0], opt.prog_argv);
+    char **av = opt.app_argv[app_of(idx)];
+    execvp(av[0], av);
     int e = errno;
     (void)write_full(exec_w, (const char *)&e, sizeof e);
     _exit(127);
@@ -920,6 +937,7 @@ static void usage(FILE *f)
             "Accepted for scripts written for Open MPI's mpirun or MPICH's mpiexec (credorun is also\n"
             "installed as mpirun and mpiexec):\n"
             "  -c N                    as -n\n"
+            "  A : -n M B [: ...]      MPMD: ranks 0..N-1 run A (MPI_APPNUM 0), the next M run B (1)\n"
             "  -genv, -env NAME VALUE  as -x NAME=VALUE\n"
             "  -H, -host, --host LIST  hosts (host or host:slots, comma-separated): each must be this one\n"
             "  -hostfile, -machinefile, -f FILE  the same, one host per line\n"
@@ -1039,6 +1057,47 @@ static void check_hostfile(const char *what, const char *path)
             check_host(what, p, len);
     }
     fclose(f);
+}
+
+/* MPMD, as mpiexec and mpirun write it: "-n 2 a args : -n 3 b args". The first program takes the
+ * options before it; each later one starts with its own -n (-np, -c). A lone ":" ends a program's
+ * arguments (as in hydra and Open MPI, a program cannot take ":" as an argument). The programs'
+ * argv arrays are cut in place: each ":" becomes the NULL that ends the one before. */
+static void split_apps(int argc, char **argv)
+{
+    int first_n = opt.nranks, total = 0, i = optind;
+    opt.napps = 0;
+    for (;;) {
+        if (opt.napps == MAX_APPS)
+            usage_error("more than %d programs separated by ':'", MAX_APPS);
+        int n;
+        if (opt.napps == 0) {
+            n = first_n;
+        } else {
+            if (i + 1 >= argc || (strcmp(argv[i], "-n") && strcmp(argv[i], "-np") && strcmp(argv[i], "--np") &&
+                                  strcmp(argv[i], "-c")))
+                usage_error("program %d after ':' must start with -n N (got '%s')", opt.napps + 1,
+                            i < argc ? argv[i] : "nothing");
+            n = (int)parse_count(argv[i], argv[i + 1], 1, 1 << 20);
+            i += 2;
+        }
+        if (i >= argc || strcmp(argv[i], ":") == 0)
+            usage_error("no program given for -n %d%s", n, opt.napps ? " after ':'" : "");
+        opt.app_argv[opt.napps] = argv + i;
+        opt.app_first[opt.napps] = total;
+        if (total > (1 << 20) - n)
+            usage_error("more than %d ranks in all", 1 << 20);
+        total += n;
+        opt.napps++;
+        while (i < argc && strcmp(argv[i], ":") != 0)
+            i++;
+        if (i >= argc)
+            break;
+        argv[i++] = NULL; /* ends the program before */
+    }
+    opt.app_first[opt.napps] = total;
+    opt.nranks = total;
+    opt.prog_argv = opt.app_argv[0];
 }
 
 static void parse_args(int argc, char **argv)
@@ -1221,6 +1280,7 @@ static void parse_args(int argc, char **argv)
     if (opt.nranks < 0)
         usage_error("missing -n N (number of ranks)");
     opt.prog_argv = argv + optind;
+    split_apps(argc, argv);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1346,7 +1406,7 @@ int main(int argc, char **argv)
         while (n < 0 && errno == EINTR);
         close(exec_fds[i]);
         if (n == (ssize_t)sizeof e && !exit_decided) {
-            note("cannot execute '%s': %s", opt.prog_argv[0], strerror(e));
+            note("cannot execute '%s': %s", opt.app_argv[app_of(i)][0], strerror(e));
             decide_exit(127);
             kill_job();
         }
