@@ -6,7 +6,7 @@ build="$1"; src="$2"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log"
-for f in bin/credocc bin/mpicc bin/credorun bin/mpirun bin/credo_info include/mpi.h include/credo/stats.h lib/pkgconfig/credo.pc; do
+for f in bin/credocc bin/mpicc bin/mpicxx bin/mpic++ bin/credorun bin/mpirun bin/credo_info include/mpi.h include/credo/stats.h lib/pkgconfig/credo.pc; do
   [ -e "$tmp/prefix/$f" ] || { echo "install is missing $f"; exit 1; }
 done
 "$tmp/prefix/bin/mpicc" -O2 -o "$tmp/hello" "$src"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/core/wrapper_test.sh — mpicc as build systems use it: the query options of Open MPI's and
-# MPICH's wrappers, -cc=, and a CMake project that finds credo through FindMPI, builds and runs.
+# MPICH's wrappers, -cc=, mpicxx for C++, and a CMake project that finds credo through FindMPI.
 # usage: wrapper_test.sh BUILD_DIR HELLO_C
 set -u
 build=$1 hello=$2
@@ -24,6 +24,17 @@ grep -q "unknown query" "$tmp/err" || fail "no message for an unknown query"
 # -cc= picks the compiler (and is not passed to it)
 expect "-cc= -show" "$("$mpicc" -cc=my-cc -show x.c)" '^my-cc -I'
 "$mpicc" -cc=gcc -O1 -o "$tmp/hello" "$hello" || fail "mpicc -cc=gcc did not build hello"
+# C++: mpicxx (and its other names) wraps the C++ compiler; a C++ program builds and runs
+if command -v c++ >/dev/null; then
+    expect "mpicxx -show" "$("$build/bin/mpicxx" -show x.cpp)" '^c\+\+ -I/[^ ]*include x.cpp -L/.* -lcredo'
+    expect "mpic++ -show" "$("$build/bin/mpic++" -show x.cpp)" '^c\+\+ '
+    if "$build/bin/mpicxx" -O1 -o "$tmp/hello_cxx" "$(dirname "$hello")/hello_cxx.cpp"; then
+        out=$("$build/bin/credorun" -n 3 "$tmp/hello_cxx") || fail "the C++ hello failed"
+        expect "C++ hello" "$out" '^c\+\+ hello from 3 ranks, sum 9$'
+    else
+        fail "mpicxx did not build the C++ hello"
+    fi
+fi
 # CMake's FindMPI: the wrapper's answers must give include directories and libraries that build
 if command -v cmake >/dev/null; then
     mkdir -p "$tmp/proj"
