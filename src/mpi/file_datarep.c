@@ -251,11 +251,34 @@ int file_type_extent(const char *fn, MPI_File fh, MPI_Datatype datatype, MPI_Cou
 
 /* ---- conversions ---- */
 
-/* §14.5.3: count is a number of basic data items (type map entries of the tiled datatype) and
- * position the index of the first one; credo converts a whole access in one call, from 0. */
-int file_datarep_convert(const file_datarep *rep, int write, void *userbuf, MPI_Datatype dt,
-                         MPI_Count items, void *filebuf, int *fn_rc)
+/* The basic elements of dt that the first `bytes` bytes of its packed form hold whole (a read that
+ * ended early: only those are converted). */
+static MPI_Count whole_elems(MPI_Datatype dt, long long bytes)
 {
+    if (dt->elem_size != 0)
+        return (MPI_Count)(bytes / (long long)dt->elem_size);
+    /* Mixed sizes: the status query counts elements, and says MPI_UNDEFINED when the bytes end
+     * inside one; the bytes of a basic element are few, so step back until they do not. */
+    MPI_Status st;
+    memset(&st, 0, sizeof st);
+    for (long long b = bytes; b > 0 && bytes - b < 64; b--) {
+        MPI_Count n = MPI_UNDEFINED;
+        st.credo_count_bytes = b;
+        if (PMPI_Get_elements_x(&st, dt, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
+            return n;
+    }
+    return 0;
+}
+
+/* The built-in conversion takes whole elements and bytes; a registered one (§14.5.3) counts basic
+ * data items (type map entries of the tiled datatype) from position 0: credo converts a whole
+ * access in one call, and after a read that ended early only the items the bytes hold whole. */
+int file_datarep_convert(const file_datarep *rep, int write, void *userbuf, MPI_Datatype dt,
+                         size_t count, void *filebuf, size_t bytes, int *fn_rc)
+{
+    if (rep->conv != NULL)
+        return rep->conv(write, userbuf, dt, count, filebuf, bytes);
+    MPI_Count items = write ? (MPI_Count)(count * dt->elems) : whole_elems(dt, (long long)bytes);
     MPI_Datarep_conversion_function_c *fc = write ? rep->wr_c : rep->rd_c;
     MPI_Datarep_conversion_function *fi = write ? rep->wr : rep->rd;
     int rc;

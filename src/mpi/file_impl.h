@@ -129,10 +129,11 @@ static inline int file_datarep_converts(const file_datarep *rep, int write)
  * MPI_ERR_UNSUPPORTED_DATAREP). Only the built-in conversion restricts it: a registered
  * representation's functions see the memory type themselves. */
 const char *file_datarep_mem_problem(const file_datarep *rep, MPI_Datatype dt);
-/* Runs rep's conversion of items basic elements between count elements of dt at userbuf and
- * filebuf (contiguous, file representation); MPI_SUCCESS, MPI_ERR_COUNT (more than INT_MAX items
- * for an int conversion function) or MPI_ERR_CONVERSION (the function failed; its code in *fn_rc). */
+/* Runs rep's conversion between count elements of dt at userbuf and filebuf (contiguous, file
+ * representation; a read converts only what its `bytes` hold); MPI_SUCCESS, MPI_ERR_COUNT (more
+ * than INT_MAX items for an int conversion function), MPI_ERR_CONVERSION (the function failed; its
+ * code in *fn_rc) or, for the built-in conversion, MPI_ERR_NO_MEM. */
 int file_datarep_convert(const file_datarep *rep, int write, void *userbuf, MPI_Datatype dt,
-                         MPI_Count items, void *filebuf, int *fn_rc);
+                         size_t count, void *filebuf, size_t bytes, int *fn_rc);
 
 #endif

@@ -115,29 +115,10 @@ static int xfer_view(MPI_File fh, MPI_Offset pos, char *mem, size_t bytes, int w
     return rc;
 }
 
-/* The basic elements of dt that the first `bytes` bytes of its packed form hold whole (a read that
- * ended early: only those are converted). */
-static MPI_Count whole_elems(MPI_Datatype dt, long long bytes)
-{
-    if (dt->elem_size != 0)
-        return (MPI_Count)(bytes / (long long)dt->elem_size);
-    /* Mixed sizes: the status query counts elements, and says MPI_UNDEFINED when the bytes end
-     * inside one; the bytes of a basic element are few, so step back until they do not. */
-    MPI_Status st;
-    memset(&st, 0, sizeof st);
-    for (long long b = bytes; b > 0 && bytes - b < 64; b--) {
-        MPI_Count n = MPI_UNDEFINED;
-        st.credo_count_bytes = b;
-        if (PMPI_Get_elements_x(&st, dt, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
-            return n;
-    }
-    return 0;
-}
-
 /* count elements of dt in memory at buf <-> the view's data starting at etype offset off_et. The
  * memory side is packed into (or unpacked from) one staging buffer unless dt is dense; under a
- * user data representation that converts (file_datarep.c), the staging buffer holds the file
- * representation and the datarep's conversion function fills it or empties it instead. Returns an
+ * data representation that converts (external32 or a registered one, file_datarep.c), the staging
+ * buffer holds the file representation and file_datarep_convert fills or empties it instead. Returns an
  * MPI class (errno in *oserr for I/O failures, the conversion function's code in *fn_rc); *done
  * is the bytes moved, fewer than asked only when a read reaches the end of the file. */
 static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Datatype dt,
@@ -156,10 +137,7 @@ static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Dat
         if ((tmp = malloc(bytes)) == NULL)
             return MPI_ERR_NO_MEM;
         if (write && convert) {
-            rc = fh->rep->conv != NULL
-                     ? fh->rep->conv(1, buf, dt, count, tmp, bytes)
-                     : file_datarep_convert(fh->rep, 1, buf, dt, (MPI_Count)(count * dt->elems),
-                                            tmp, fn_rc);
+            rc = file_datarep_convert(fh->rep, 1, buf, dt, count, tmp, bytes, fn_rc);
             if (rc != MPI_SUCCESS) {
                 free(tmp);
                 return rc;
@@ -172,10 +150,7 @@ static int xfer(MPI_File fh, MPI_Offset off_et, void *buf, size_t count, MPI_Dat
     rc = xfer_view(fh, off_et * (MPI_Offset)fh->etype->size, mem, bytes, write, done, oserr);
     if (tmp != NULL) {
         if (!write && *done > 0 && convert) {
-            int crc = fh->rep->conv != NULL
-                          ? fh->rep->conv(0, buf, dt, count, tmp, (size_t)*done)
-                          : file_datarep_convert(fh->rep, 0, buf, dt, whole_elems(dt, *done), tmp,
-                                                 fn_rc);
+            int crc = file_datarep_convert(fh->rep, 0, buf, dt, count, tmp, (size_t)*done, fn_rc);
             if (rc == MPI_SUCCESS)
                 rc = crc;
         } else if (!write && *done > 0) {
