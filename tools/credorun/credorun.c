@@ -49,7 +49,6 @@ static struct {
     int ppn;            /* -ppn / --npernode / -N: ranks per node, -1 if not given */
     const char *wdir;   /* -wdir: the ranks' working directory */
     double timeout_s;
-    char **prog_argv;  /* the first (or only) program */
     /* MPMD ("-n 2 a : -n 3 b"): program i runs ranks [app_first[i], app_first[i + 1]) with
      * appnum i; napps == 1 for the usual single program */
     int napps;
@@ -1097,7 +1096,6 @@ static void split_apps(int argc, char **argv)
     }
     opt.app_first[opt.napps] = total;
     opt.nranks = total;
-    opt.prog_argv = opt.app_argv[0];
 }
 
 static void parse_args(int argc, char **argv)
@@ -1279,7 +1277,6 @@ static void parse_args(int argc, char **argv)
                     opt.nranks, opt.ppn, (opt.nranks + opt.ppn - 1) / opt.ppn);
     if (opt.nranks < 0)
         usage_error("missing -n N (number of ranks)");
-    opt.prog_argv = argv + optind;
     split_apps(argc, argv);
 }
 
