@@ -925,9 +925,11 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     if (datatype == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "datatype is NULL");
     switch (typeclass) {
-    case MPI_TYPECLASS_INTEGER: set = integers; n = 5; break;
-    case MPI_TYPECLASS_REAL: set = reals; n = 3; break;
-    case MPI_TYPECLASS_COMPLEX: set = complexes; n = 3; break;
+#define LIST(a) set = a, n = sizeof a / sizeof a[0]
+    case MPI_TYPECLASS_INTEGER: LIST(integers); break;
+    case MPI_TYPECLASS_REAL: LIST(reals); break;
+    case MPI_TYPECLASS_COMPLEX: LIST(complexes); break;
+#undef LIST
     default: return mpi_error(NULL, MPI_ERR_ARG, fn, "invalid typeclass %d", typeclass);
     }
     for (size_t i = 0; i < n; i++)
