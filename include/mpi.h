@@ -1924,9 +1924,10 @@ CREDO_LC_FILE_DECLS(PMPI_)
 /* ---- end of the large-count forms -------------------------------------------------------------- */
 
 /* ---- handle conversion between C and Fortran (MPI 4.0 §19.3.4-19.3.5) ---------------------------
- * credo has no Fortran bindings, but C libraries keep handles as integers through these (and mixed
- * codes pass them on): every handle converts to a positive MPI_Fint and back; each kind's null
- * handle converts to 0, and an integer that no c2f call returned converts to the null handle. */
+ * The integers are the handles of credo's Fortran bindings (mpif.h, the mpi module): every handle
+ * converts to a positive MPI_Fint and back, the predefined ones to the fixed numbers of mpif.h;
+ * each kind's null handle converts to 0, and an integer that no c2f call returned converts to the
+ * null handle. */
 #define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
 #define MPI_F_SOURCE 0
 #define MPI_F_TAG 1

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/fpredef.h"
 #include "mpi/mpi_impl.h"
 
 /* credo's C handles are pointers. An integer handle is an index + 1 into one table of the
@@ -11,9 +12,11 @@
  * (pointer, kind) to index makes c2f of a handle converted before return the same integer.
  * Entries stay when an object is freed: an integer handle of a freed object is erroneous to use,
  * as in C, and a new object at the same address gets the old integer back. Requests are recycled
- * by credo's pools, so the table grows with the number of distinct objects, not of calls. */
-enum fh_kind { FH_COMM = 1, FH_TYPE, FH_GROUP, FH_REQUEST, FH_OP, FH_INFO, FH_ERRH, FH_MESSAGE, FH_WIN,
-               FH_FILE, FH_SESSION };
+ * by credo's pools, so the table grows with the number of distinct objects, not of calls.
+ * The predefined objects come first, in fpredef.h's order, so their integers are the constants of
+ * mpif.h whichever handle a program converts first. */
+enum fh_kind { FH_Comm = 1, FH_Type, FH_Group, FH_Request, FH_Op, FH_Info, FH_Errhandler, FH_Message,
+               FH_Win, FH_File, FH_Session };
 
 struct fh_entry {
     const void *ptr;
@@ -62,11 +65,37 @@ static int fh_grow(void)
     return 0;
 }
 
+static int fh_append(const void *ptr, int kind)
+{
+    if (fh.n >= (uint32_t)INT32_MAX - 1 || fh_grow() != 0)
+        return -1;
+    fh.v[fh.n] = (struct fh_entry){ptr, kind};
+    uint32_t s = fh_slot(ptr, kind);
+    while (fh.hash[s])
+        s = (s + 1) & (fh.hcap - 1);
+    fh.hash[s] = ++fh.n;
+    return 0;
+}
+
+/* Called under the lock before the first conversion. An alias (MPI_LONG_LONG_INT) is the same
+ * object, so it is not listed and gets its original's integer. */
+static int fh_seed_predefined(void)
+{
+#define FH_SEED(Kind, NAME)                                                                        \
+    if (fh_append((const void *)NAME, FH_##Kind) != 0)                                             \
+        return -1;
+    CREDO_F_PREDEF(FH_SEED)
+#undef FH_SEED
+    return 0;
+}
+
 static MPI_Fint fh_c2f(const void *ptr, int kind, const char *fn)
 {
     if (ptr == NULL)
         return 0;
     MPI_ENTER();
+    if (fh.n == 0 && fh_seed_predefined() != 0)
+        goto nomem;
     if (fh.hcap) {
         for (uint32_t s = fh_slot(ptr, kind); fh.hash[s]; s = (s + 1) & (fh.hcap - 1)) {
             const struct fh_entry *e = &fh.v[fh.hash[s] - 1];
@@ -74,48 +103,48 @@ static MPI_Fint fh_c2f(const void *ptr, int kind, const char *fn)
                 return (MPI_Fint)fh.hash[s];
         }
     }
-    if (fh.n >= (uint32_t)INT32_MAX - 1 || fh_grow() != 0) {
-        /* the functions return no error code: report it, then hand out the null handle */
-        mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory for the integer handle table (%u entries)", fh.n);
-        return 0;
-    }
-    fh.v[fh.n] = (struct fh_entry){ptr, kind};
-    uint32_t s = fh_slot(ptr, kind);
-    while (fh.hash[s])
-        s = (s + 1) & (fh.hcap - 1);
-    fh.hash[s] = ++fh.n;
-    return (MPI_Fint)fh.n;
+    if (fh_append(ptr, kind) == 0)
+        return (MPI_Fint)fh.n;
+nomem:
+    /* the functions return no error code: report it, then hand out the null handle */
+    mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory for the integer handle table (%u entries)", fh.n);
+    return 0;
 }
 
 static void *fh_f2c(MPI_Fint f, int kind)
 {
     MPI_ENTER();
+    if (fh.n == 0 && fh_seed_predefined() != 0)
+        return NULL;
     if (f <= 0 || (uint32_t)f > fh.n || fh.v[f - 1].kind != kind)
         return NULL;
     return (void *)(uintptr_t)fh.v[f - 1].ptr;
 }
 
-#define FH_PAIR(Name, CType, kind)                                                                 \
-    MPI_Fint MPI_##Name##_c2f(CType h) { return fh_c2f((const void *)h, kind, "MPI_" #Name "_c2f"); } \
-    CType MPI_##Name##_f2c(MPI_Fint f) { return (CType)fh_f2c(f, kind); }                          \
+#define FH_PAIR(Name, CType)                                                                       \
+    MPI_Fint MPI_##Name##_c2f(CType h) { return fh_c2f((const void *)h, FH_##Name, "MPI_" #Name "_c2f"); } \
+    CType MPI_##Name##_f2c(MPI_Fint f) { return (CType)fh_f2c(f, FH_##Name); }                     \
     CREDO_PMPI(MPI_##Name##_c2f)                                                                   \
     CREDO_PMPI(MPI_##Name##_f2c)
 
-FH_PAIR(Comm, MPI_Comm, FH_COMM)
-FH_PAIR(Type, MPI_Datatype, FH_TYPE)
-FH_PAIR(Group, MPI_Group, FH_GROUP)
-FH_PAIR(Request, MPI_Request, FH_REQUEST)
-FH_PAIR(Op, MPI_Op, FH_OP)
-FH_PAIR(Info, MPI_Info, FH_INFO)
-FH_PAIR(Errhandler, MPI_Errhandler, FH_ERRH)
-FH_PAIR(Message, MPI_Message, FH_MESSAGE)
-FH_PAIR(Win, MPI_Win, FH_WIN)
-FH_PAIR(File, MPI_File, FH_FILE)
-FH_PAIR(Session, MPI_Session, FH_SESSION)
+FH_PAIR(Comm, MPI_Comm)
+FH_PAIR(Type, MPI_Datatype)
+FH_PAIR(Group, MPI_Group)
+FH_PAIR(Request, MPI_Request)
+FH_PAIR(Op, MPI_Op)
+FH_PAIR(Info, MPI_Info)
+FH_PAIR(Errhandler, MPI_Errhandler)
+FH_PAIR(Message, MPI_Message)
+FH_PAIR(Win, MPI_Win)
+FH_PAIR(File, MPI_File)
+FH_PAIR(Session, MPI_Session)
 
-/* Two distinct addresses no caller owns, for comparisons with the Fortran "ignore" arguments. */
-static MPI_Fint f_ignore[2];
-MPI_Fint *credo_f_status_ignore = &f_ignore[0], *credo_f_statuses_ignore = &f_ignore[1];
+/* Fortran's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE: arrays in common blocks of mpif.h
+ * (COMMON /CREDO_STATUS_IGNORE/, /CREDO_STATUSES_IGNORE/; gfortran names a block in lower case
+ * with an underscore). This is their storage, so a Fortran program's constant and C's
+ * MPI_F_STATUS_IGNORE are the same address. */
+MPI_Fint credo_status_ignore_[MPI_F_STATUS_SIZE], credo_statuses_ignore_[MPI_F_STATUS_SIZE];
+MPI_Fint *credo_f_status_ignore = credo_status_ignore_, *credo_f_statuses_ignore = credo_statuses_ignore_;
 
 /* A Fortran status is the C status' bytes as MPI_F_STATUS_SIZE integers: SOURCE, TAG and ERROR
  * first (MPI_F_SOURCE, MPI_F_TAG, MPI_F_ERROR), then credo's private fields, so a round trip

@@ -232,6 +232,7 @@ typedef struct user_op {
     struct credo_op op; /* first: an MPI_Op of a user op points here */
     int refcount;       /* the handle (until MPI_Op_free) + pending non-blocking reductions */
     MPI_User_function_c *fn_c; /* MPI_Op_create_c's function (op.fn is then NULL) */
+    int fortran;        /* op.fn is a Fortran subroutine: its datatype argument is an integer */
 } user_op;
 
 void op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt)
@@ -244,6 +245,10 @@ void op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt
         if (u->fn_c != NULL) {
             MPI_Count len = count;
             u->fn_c((void *)in, inout, &len, &d);
+        } else if (u->fortran) {
+            int len = count;
+            MPI_Fint fd = MPI_Type_c2f(dt);
+            op->fn((void *)in, inout, &len, (MPI_Datatype *)(void *)&fd);
         } else {
             int len = count;
             op->fn((void *)in, inout, &len, &d);
@@ -290,6 +295,11 @@ int mpi_op_new(const char *fn, MPI_User_function *user_fn, MPI_User_function_c *
     u->refcount = 1;
     *op = o;
     return MPI_SUCCESS;
+}
+
+void mpi_op_set_fortran(MPI_Op op)
+{
+    ((user_op *)op)->fortran = 1;
 }
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)

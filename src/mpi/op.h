@@ -42,5 +42,8 @@ const char *op_name(MPI_Op op);
  * other NULL; errors are raised as fn's. */
 int mpi_op_new(const char *fn, MPI_User_function *user_fn, MPI_User_function_c *user_fn_c,
                int commute, MPI_Op *op);
+/* Marks a user op made by the Fortran binding of MPI_Op_create: its function gets the datatype as
+ * an integer handle (SUBROUTINE USER_FUNCTION(INVEC, INOUTVEC, LEN, DATATYPE)). */
+void mpi_op_set_fortran(MPI_Op op);
 
 #endif

@@ -1,0 +1,174 @@
+/* src/fortran/f_coll.c — Fortran bindings of the collectives (blocking and non-blocking) and of
+ * MPI_Reduce_local. Counts and displacements are INTEGER arrays, used as C int arrays. */
+#include "fortran/fbind.h"
+
+#define T(f) MPI_Type_f2c(*(f))
+#define C(f) MPI_Comm_f2c(*(f))
+#define O(f) MPI_Op_f2c(*(f))
+
+/* A non-blocking collective's request goes back as its integer. */
+#define REQ_OUT(call)                                                                              \
+    do {                                                                                           \
+        MPI_Request r_ = MPI_REQUEST_NULL;                                                         \
+        *ierr = (call);                                                                            \
+        *request = MPI_Request_c2f(r_);                                                            \
+    } while (0)
+
+void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) { *ierr = MPI_Barrier(C(comm)); }
+F_PMPI(barrier)
+
+void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Ibarrier(C(comm), &r_));
+}
+F_PMPI(ibarrier)
+
+void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                MPI_Fint *ierr)
+{
+    *ierr = MPI_Bcast(f_buf(buf), *count, T(datatype), *root, C(comm));
+}
+F_PMPI(bcast)
+
+void mpi_ibcast_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                 MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Ibcast(f_buf(buf), *count, T(datatype), *root, C(comm), &r_));
+}
+F_PMPI(ibcast)
+
+void mpi_reduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype,
+                 MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce(f_buf(sendbuf), f_buf(recvbuf), *count, T(datatype), O(op), *root, C(comm));
+}
+F_PMPI(reduce)
+
+void mpi_ireduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype,
+                  MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Ireduce(f_buf(sendbuf), f_buf(recvbuf), *count, T(datatype), O(op), *root, C(comm),
+                        &r_));
+}
+F_PMPI(ireduce)
+
+/* Allreduce, Scan and Exscan share their arguments. */
+#define F_ALLRED(lower, Cname)                                                                     \
+    void mpi_##lower##_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype,   \
+                        MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)                              \
+    {                                                                                              \
+        *ierr = Cname(f_buf(sendbuf), f_buf(recvbuf), *count, T(datatype), O(op), C(comm));        \
+    }                                                                                              \
+    F_PMPI(lower)
+#define F_IALLRED(lower, Cname)                                                                    \
+    void mpi_##lower##_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype,   \
+                        MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)           \
+    {                                                                                              \
+        REQ_OUT(Cname(f_buf(sendbuf), f_buf(recvbuf), *count, T(datatype), O(op), C(comm), &r_));  \
+    }                                                                                              \
+    F_PMPI(lower)
+F_ALLRED(allreduce, MPI_Allreduce)
+F_ALLRED(scan, MPI_Scan)
+F_ALLRED(exscan, MPI_Exscan)
+F_ALLRED(reduce_scatter_block, MPI_Reduce_scatter_block)
+F_IALLRED(iallreduce, MPI_Iallreduce)
+F_IALLRED(iscan, MPI_Iscan)
+F_IALLRED(iexscan, MPI_Iexscan)
+F_IALLRED(ireduce_scatter_block, MPI_Ireduce_scatter_block)
+
+void mpi_reduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
+                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce_scatter(f_buf(sendbuf), f_buf(recvbuf), recvcounts, T(datatype), O(op),
+                               C(comm));
+}
+F_PMPI(reduce_scatter)
+
+void mpi_reduce_local_(const void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype,
+                       MPI_Fint *op, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce_local(f_buf(inbuf), f_buf(inoutbuf), *count, T(datatype), O(op));
+}
+F_PMPI(reduce_local)
+
+/* Gather and Scatter share their arguments; so do Allgather and Alltoall. */
+#define F_ROOTED(lower, Cname)                                                                     \
+    void mpi_##lower##_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,              \
+                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,    \
+                        MPI_Fint *comm, MPI_Fint *ierr)                                            \
+    {                                                                                              \
+        *ierr = Cname(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), *recvcount,         \
+                      T(recvtype), *root, C(comm));                                                \
+    }                                                                                              \
+    F_PMPI(lower)
+#define F_IROOTED(lower, Cname)                                                                    \
+    void mpi_##lower##_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,              \
+                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,    \
+                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)                         \
+    {                                                                                              \
+        REQ_OUT(Cname(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), *recvcount,         \
+                      T(recvtype), *root, C(comm), &r_));                                          \
+    }                                                                                              \
+    F_PMPI(lower)
+#define F_ALL(lower, Cname)                                                                        \
+    void mpi_##lower##_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,              \
+                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm,    \
+                        MPI_Fint *ierr)                                                            \
+    {                                                                                              \
+        *ierr = Cname(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), *recvcount,         \
+                      T(recvtype), C(comm));                                                       \
+    }                                                                                              \
+    F_PMPI(lower)
+#define F_IALL(lower, Cname)                                                                       \
+    void mpi_##lower##_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,              \
+                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm,    \
+                        MPI_Fint *request, MPI_Fint *ierr)                                         \
+    {                                                                                              \
+        REQ_OUT(Cname(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), *recvcount,         \
+                      T(recvtype), C(comm), &r_));                                                 \
+    }                                                                                              \
+    F_PMPI(lower)
+F_ROOTED(gather, MPI_Gather)
+F_ROOTED(scatter, MPI_Scatter)
+F_IROOTED(igather, MPI_Igather)
+F_IROOTED(iscatter, MPI_Iscatter)
+F_ALL(allgather, MPI_Allgather)
+F_ALL(alltoall, MPI_Alltoall)
+F_IALL(iallgather, MPI_Iallgather)
+F_IALL(ialltoall, MPI_Ialltoall)
+
+void mpi_gatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                  MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root,
+                  MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Gatherv(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), recvcounts, displs,
+                        T(recvtype), *root, C(comm));
+}
+F_PMPI(gatherv)
+
+void mpi_scatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype,
+                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,
+                   MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Scatterv(f_buf(sendbuf), sendcounts, displs, T(sendtype), f_buf(recvbuf), *recvcount,
+                         T(recvtype), *root, C(comm));
+}
+F_PMPI(scatterv)
+
+void mpi_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                     MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                     MPI_Fint *ierr)
+{
+    *ierr = MPI_Allgatherv(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), recvcounts,
+                           displs, T(recvtype), C(comm));
+}
+F_PMPI(allgatherv)
+
+void mpi_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                    MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Alltoallv(f_buf(sendbuf), sendcounts, sdispls, T(sendtype), f_buf(recvbuf),
+                          recvcounts, rdispls, T(recvtype), C(comm));
+}
+F_PMPI(alltoallv)

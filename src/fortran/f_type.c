@@ -1,0 +1,228 @@
+/* src/fortran/f_type.c — Fortran bindings of the derived datatypes (constructors, commit, free,
+ * extents, names), of MPI_Get_address, packing, and user-defined reduction operations. */
+#include "fortran/fbind.h"
+#include "mpi/op.h"
+
+#define T(f) MPI_Type_f2c(*(f))
+#define C(f) MPI_Comm_f2c(*(f))
+
+/* A constructor's new type goes back as its integer. */
+#define TYPE_OUT(call)                                                                             \
+    do {                                                                                           \
+        MPI_Datatype t_ = MPI_DATATYPE_NULL;                                                       \
+        *ierr = (call);                                                                            \
+        *newtype = MPI_Type_c2f(t_);                                                               \
+    } while (0)
+
+/* ---- constructors ----------------------------------------------------------------------------- */
+
+void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_contiguous(*count, T(oldtype), &t_));
+}
+F_PMPI(type_contiguous)
+
+void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype,
+                      MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_vector(*count, *blocklength, *stride, T(oldtype), &t_));
+}
+F_PMPI(type_vector)
+
+/* MPI-1's MPI_TYPE_HVECTOR takes the stride in bytes as a default INTEGER (MPI 1.3 §3.12.1);
+ * MPI_TYPE_CREATE_HVECTOR takes it as INTEGER(KIND=MPI_ADDRESS_KIND). */
+void mpi_type_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype,
+                       MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_hvector(*count, *blocklength, (MPI_Aint)*stride, T(oldtype), &t_));
+}
+F_PMPI(type_hvector)
+
+void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride,
+                              MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_hvector(*count, *blocklength, *stride, T(oldtype), &t_));
+}
+F_PMPI(type_create_hvector)
+
+void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
+                       MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype,
+                       MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_indexed(*count, array_of_blocklengths, array_of_displacements, T(oldtype),
+                              &t_));
+}
+F_PMPI(type_indexed)
+
+void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
+                               MPI_Aint *array_of_displacements, MPI_Fint *oldtype,
+                               MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_hindexed(*count, array_of_blocklengths, array_of_displacements,
+                                      T(oldtype), &t_));
+}
+F_PMPI(type_create_hindexed)
+
+void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
+                                    MPI_Fint *array_of_displacements, MPI_Fint *oldtype,
+                                    MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_indexed_block(*count, *blocklength, array_of_displacements,
+                                           T(oldtype), &t_));
+}
+F_PMPI(type_create_indexed_block)
+
+void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
+                             MPI_Aint *array_of_displacements, MPI_Fint *array_of_types,
+                             MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    MPI_Datatype local[F_LOCAL], *types;
+    if (f_types_in(&types, local, *count, array_of_types) != 0) {
+        *ierr = f_no_mem("MPI_Type_create_struct");
+        return;
+    }
+    TYPE_OUT(MPI_Type_create_struct(*count, array_of_blocklengths, array_of_displacements, types,
+                                    &t_));
+    if (types != local)
+        free(types);
+}
+F_PMPI(type_create_struct)
+
+void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
+                               MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts,
+                               MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype,
+                               MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_subarray(*ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                                      *order, T(oldtype), &t_));
+}
+F_PMPI(type_create_subarray)
+
+void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype,
+                              MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_resized(T(oldtype), *lb, *extent, &t_));
+}
+F_PMPI(type_create_resized)
+
+void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_dup(T(oldtype), &t_));
+}
+F_PMPI(type_dup)
+
+/* ---- commit, free, queries -------------------------------------------------------------------- */
+
+void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    MPI_Datatype t = T(datatype);
+    *ierr = MPI_Type_commit(&t);
+    *datatype = MPI_Type_c2f(t);
+}
+F_PMPI(type_commit)
+
+/* The handle comes back as MPI_DATATYPE_NULL's integer, 0. */
+void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    MPI_Datatype t = T(datatype);
+    *ierr = MPI_Type_free(&t);
+    *datatype = MPI_Type_c2f(t);
+}
+F_PMPI(type_free)
+
+void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_size(T(datatype), size);
+}
+F_PMPI(type_size)
+
+void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_extent(T(datatype), lb, extent);
+}
+F_PMPI(type_get_extent)
+
+void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent,
+                               MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_true_extent(T(datatype), true_lb, true_extent);
+}
+F_PMPI(type_get_true_extent)
+
+void mpi_type_set_name_(MPI_Fint *datatype, const char *type_name, MPI_Fint *ierr,
+                        size_t type_name_len)
+{
+    char *c = f_str_in(type_name, type_name_len);
+    if (c == NULL) {
+        *ierr = f_no_mem("MPI_Type_set_name");
+        return;
+    }
+    *ierr = MPI_Type_set_name(T(datatype), c);
+    free(c);
+}
+F_PMPI(type_set_name)
+
+void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierr,
+                        size_t type_name_len)
+{
+    char c[MPI_MAX_OBJECT_NAME + 1] = "";
+    int n = 0;
+    *ierr = MPI_Type_get_name(T(datatype), c, &n);
+    f_str_out(type_name, type_name_len, c);
+    *resultlen = n < (int)type_name_len ? n : (int)type_name_len;
+}
+F_PMPI(type_get_name)
+
+void mpi_get_address_(const void *location, MPI_Aint *address, MPI_Fint *ierr)
+{
+    *ierr = MPI_Get_address(f_buf(location), address);
+}
+F_PMPI(get_address)
+
+/* ---- packing ---------------------------------------------------------------------------------- */
+
+void mpi_pack_(const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf,
+               MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Pack(f_buf(inbuf), *incount, T(datatype), f_buf(outbuf), *outsize, position,
+                     C(comm));
+}
+F_PMPI(pack)
+
+void mpi_unpack_(const void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf,
+                 MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Unpack(f_buf(inbuf), *insize, position, f_buf(outbuf), *outcount, T(datatype),
+                       C(comm));
+}
+F_PMPI(unpack)
+
+void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size,
+                    MPI_Fint *ierr)
+{
+    *ierr = MPI_Pack_size(*incount, T(datatype), C(comm), size);
+}
+F_PMPI(pack_size)
+
+/* ---- user-defined operations ------------------------------------------------------------------ */
+
+/* The Fortran SUBROUTINE FUNCTION(INVEC, INOUTVEC, LEN, DATATYPE) takes everything by reference,
+ * as MPI_User_function does, but its DATATYPE is an integer handle: the op is marked so that
+ * op_apply passes one (mpi_op_set_fortran). */
+void mpi_op_create_(MPI_User_function *function, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
+{
+    MPI_Op o = MPI_OP_NULL;
+    *ierr = MPI_Op_create(function, *commute != 0, &o);
+    if (*ierr == MPI_SUCCESS)
+        mpi_op_set_fortran(o);
+    *op = MPI_Op_c2f(o);
+}
+F_PMPI(op_create)
+
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
+{
+    MPI_Op o = MPI_Op_f2c(*op);
+    *ierr = MPI_Op_free(&o);
+    *op = MPI_Op_c2f(o);
+}
+F_PMPI(op_free)
