@@ -160,6 +160,7 @@ program ftest_mpi
     end do
   end do
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  deallocate (vals, counts, displs)
 
   ! A Fortran user operator.
   call MPI_Op_create(max_abs, .true., op, ierr)
