@@ -101,7 +101,7 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
     credo_dt_double_int, credo_dt_long_int, credo_dt_2int, credo_dt_short_int,
     credo_dt_long_double_int, credo_dt_aint, credo_dt_offset, credo_dt_count, credo_dt_packed,
     credo_dt_cxx_bool, credo_dt_cxx_float_complex, credo_dt_cxx_double_complex,
-    credo_dt_cxx_long_double_complex;
+    credo_dt_cxx_long_double_complex, credo_dt_f_2real, credo_dt_f_2double_precision;
 #define MPI_CHAR (&credo_dt_char)
 #define MPI_SIGNED_CHAR (&credo_dt_signed_char)
 #define MPI_UNSIGNED_CHAR (&credo_dt_unsigned_char)
@@ -138,6 +138,8 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
 #define MPI_2INT (&credo_dt_2int)
 #define MPI_SHORT_INT (&credo_dt_short_int)
 #define MPI_LONG_DOUBLE_INT (&credo_dt_long_double_int)
+#define MPI_2REAL (&credo_dt_f_2real)
+#define MPI_2DOUBLE_PRECISION (&credo_dt_f_2double_precision)
 #define MPI_AINT (&credo_dt_aint)
 #define MPI_OFFSET (&credo_dt_offset)
 #define MPI_COUNT (&credo_dt_count)

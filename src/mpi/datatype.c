@@ -78,36 +78,39 @@ DT_BASIC(f_real8, double, B_DOUBLE, "MPI_REAL8");
 DT_BASIC(f_complex8, _Complex float, B_CFLOAT, "MPI_COMPLEX8");
 DT_BASIC(f_complex16, _Complex double, B_CDOUBLE, "MPI_COMPLEX16");
 
-/* (value, int) pairs for MAXLOC/MINLOC: the layout of the C struct, so padding is a hole and the
+/* (value, index) pairs for MAXLOC/MINLOC: the layout of the C struct, so padding is a hole and the
  * type is only dense when there is none. */
-#define DT_PAIR(var, T, B, NAME)                                                                   \
+#define DT_PAIR(var, T, I, B, NAME)                                                                 \
     struct dtpair_##var {                                                                          \
         T v;                                                                                       \
-        int i;                                                                                     \
+        I i;                                                                                       \
     };                                                                                             \
     enum {                                                                                         \
         dense_##var = offsetof(struct dtpair_##var, i) == sizeof(T) &&                             \
-                      sizeof(struct dtpair_##var) == sizeof(T) + sizeof(int)                       \
+                      sizeof(struct dtpair_##var) == sizeof(T) + sizeof(I)                       \
     };                                                                                             \
     static const dt_block blk_##var[2] = {                                                         \
-        {0, dense_##var ? sizeof(T) + sizeof(int) : sizeof(T)},                                    \
-        {offsetof(struct dtpair_##var, i), sizeof(int)}};                                         \
+        {0, dense_##var ? sizeof(T) + sizeof(I) : sizeof(T)},                                    \
+        {offsetof(struct dtpair_##var, i), sizeof(I)}};                                         \
     struct credo_datatype credo_dt_##var = {                                                      \
         .magic = DT_MAGIC,                                                                         \
         .flags = DT_F_PREDEF | DT_F_COMMITTED | (dense_##var ? DT_F_DENSE : 0),                   \
-        .basic = B, .size = sizeof(T) + sizeof(int), .lb = 0,                                      \
+        .basic = B, .size = sizeof(T) + sizeof(I), .lb = 0,                                      \
         .extent = sizeof(struct dtpair_##var), .true_lb = 0,                                       \
-        .true_extent = offsetof(struct dtpair_##var, i) + sizeof(int),                             \
+        .true_extent = offsetof(struct dtpair_##var, i) + sizeof(I),                             \
         .nblocks = dense_##var ? 1 : 2, .blocks = blk_##var,                                       \
-        .elem_size = sizeof(T) == sizeof(int) ? sizeof(int) : 0, .elems = 2,                       \
+        .elem_size = sizeof(T) == sizeof(I) ? sizeof(I) : 0, .elems = 2,                       \
         .align = _Alignof(struct dtpair_##var), .refcount = 1, .name = NAME}
 
-DT_PAIR(float_int, float, B_FLOAT_INT, "MPI_FLOAT_INT");
-DT_PAIR(double_int, double, B_DOUBLE_INT, "MPI_DOUBLE_INT");
-DT_PAIR(long_int, long, B_LONG_INT, "MPI_LONG_INT");
-DT_PAIR(2int, int, B_2INT, "MPI_2INT");
-DT_PAIR(short_int, short, B_SHORT_INT, "MPI_SHORT_INT");
-DT_PAIR(long_double_int, long double, B_LDOUBLE_INT, "MPI_LONG_DOUBLE_INT");
+DT_PAIR(float_int, float, int, B_FLOAT_INT, "MPI_FLOAT_INT");
+DT_PAIR(double_int, double, int, B_DOUBLE_INT, "MPI_DOUBLE_INT");
+DT_PAIR(long_int, long, int, B_LONG_INT, "MPI_LONG_INT");
+DT_PAIR(2int, int, int, B_2INT, "MPI_2INT");
+DT_PAIR(short_int, short, int, B_SHORT_INT, "MPI_SHORT_INT");
+DT_PAIR(long_double_int, long double, int, B_LDOUBLE_INT, "MPI_LONG_DOUBLE_INT");
+/* Fortran's MAXLOC/MINLOC pairs: two REALs, two DOUBLE PRECISIONs (the index a number too). */
+DT_PAIR(f_2real, float, float, B_2REAL, "MPI_2REAL");
+DT_PAIR(f_2double_precision, double, double, B_2DOUBLE, "MPI_2DOUBLE_PRECISION");
 
 /* ---- pack / unpack ---- */
 

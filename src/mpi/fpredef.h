@@ -87,6 +87,8 @@
     X(Type, MPI_CXX_BOOL)                                                                          \
     X(Type, MPI_CXX_FLOAT_COMPLEX)                                                                 \
     X(Type, MPI_CXX_DOUBLE_COMPLEX)                                                                \
-    X(Type, MPI_CXX_LONG_DOUBLE_COMPLEX)
+    X(Type, MPI_CXX_LONG_DOUBLE_COMPLEX)                                                           \
+    X(Type, MPI_2REAL)                                                                             \
+    X(Type, MPI_2DOUBLE_PRECISION)
 
 #endif

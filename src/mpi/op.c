@@ -91,19 +91,22 @@ KERNEL(band, unsigned char, byte, (unsigned char)(a & b))
 KERNEL(bor, unsigned char, byte, (unsigned char)(a | b))
 KERNEL(bxor, unsigned char, byte, (unsigned char)(a ^ b))
 
-/* MAXLOC/MINLOC on the (value, index) pair types; ties keep the smaller index. */
+/* MAXLOC/MINLOC on the (value, index) pair types; ties keep the smaller index. The index is an
+ * int, except in Fortran's MPI_2REAL and MPI_2DOUBLE_PRECISION, where it has the value's type. */
 #define PAIR_TYPES(X)                                                                              \
-    X(float, flt_int, B_FLOAT_INT)                                                                 \
-    X(double, dbl_int, B_DOUBLE_INT)                                                               \
-    X(long, long_int, B_LONG_INT)                                                                  \
-    X(int, int_int, B_2INT)                                                                        \
-    X(short, short_int, B_SHORT_INT)                                                               \
-    X(long double, ldbl_int, B_LDOUBLE_INT)
+    X(float, int, flt_int, B_FLOAT_INT)                                                            \
+    X(double, int, dbl_int, B_DOUBLE_INT)                                                          \
+    X(long, int, long_int, B_LONG_INT)                                                             \
+    X(int, int, int_int, B_2INT)                                                                   \
+    X(short, int, short_int, B_SHORT_INT)                                                          \
+    X(long double, int, ldbl_int, B_LDOUBLE_INT)                                                   \
+    X(float, float, flt_flt, B_2REAL)                                                              \
+    X(double, double, dbl_dbl, B_2DOUBLE)
 
-#define DEF_PAIR(T, tn, B)                                                                         \
+#define DEF_PAIR(T, I, tn, B)                                                                      \
     struct pair_##tn {                                                                             \
         T v;                                                                                       \
-        int i;                                                                                     \
+        I i;                                                                                       \
     };                                                                                             \
     static void k_maxloc_##tn(const void *in_, void *io_, size_t n)                                \
     {                                                                                              \
@@ -146,8 +149,8 @@ PAIR_TYPES(DEF_PAIR)
 #define F_min(T, tn, B) [B] = k_min_##tn,
 #define F_sum(T, tn, B) [B] = k_sum_##tn,
 #define F_prod(T, tn, B) [B] = k_prod_##tn,
-#define P_maxloc(T, tn, B) [B] = k_maxloc_##tn,
-#define P_minloc(T, tn, B) [B] = k_minloc_##tn,
+#define P_maxloc(T, I, tn, B) [B] = k_maxloc_##tn,
+#define P_minloc(T, I, tn, B) [B] = k_minloc_##tn,
 
 static const op_kernel kernels[OP_PREDEF_COUNT][B_COUNT_OF] = {
     [OP_MAX] = {INT_TYPES(E_max) FLOAT_TYPES(F_max)},
@@ -167,7 +170,7 @@ static const op_kernel kernels[OP_PREDEF_COUNT][B_COUNT_OF] = {
 /* Bytes of one kernel element of each basic type (a whole pair for the pair types). */
 #define SZ_INT(T, U, tn, B) [B] = sizeof(T),
 #define SZ_F(T, tn, B) [B] = sizeof(T),
-#define SZ_P(T, tn, B) [B] = sizeof(struct pair_##tn),
+#define SZ_P(T, I, tn, B) [B] = sizeof(struct pair_##tn),
 static const unsigned char kernel_elem_size[B_COUNT_OF] = {
     INT_TYPES(SZ_INT) FLOAT_TYPES(SZ_F) COMPLEX_TYPES(SZ_F) PAIR_TYPES(SZ_P)
     [B_BOOL] = sizeof(_Bool),
@@ -204,7 +207,7 @@ const char *op_name(MPI_Op op)
 
 static int is_pair(int basic)
 {
-    return basic >= B_FLOAT_INT && basic <= B_LDOUBLE_INT;
+    return basic >= B_FLOAT_INT && basic <= B_2DOUBLE;
 }
 
 int op_check(MPI_Op op, MPI_Datatype dt)

@@ -18,6 +18,7 @@ enum credo_basic {
     B_FLOAT, B_DOUBLE, B_LDOUBLE,
     B_CFLOAT, B_CDOUBLE, B_CLDOUBLE,
     B_FLOAT_INT, B_DOUBLE_INT, B_LONG_INT, B_2INT, B_SHORT_INT, B_LDOUBLE_INT,
+    B_2REAL, B_2DOUBLE,                  /* Fortran's pairs: the index has the value's type */
     B_PACKED,
     B_COUNT_OF
 };

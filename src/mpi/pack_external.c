@@ -84,6 +84,8 @@ static xunit unit_of(int basic)
     case B_2INT: return PAIR(XS(XC_SINT, int, 4));
     case B_SHORT_INT: return PAIR(XS(XC_SINT, short, 2));
     case B_LDOUBLE_INT: return PAIR(XS(XC_LDOUBLE, long double, 16));
+    case B_2REAL: return TWICE(XS(XC_FLOAT, float, 4));
+    case B_2DOUBLE: return TWICE(XS(XC_FLOAT, double, 8));
     default: return (xunit){0, {{0, 0, 0}, {0, 0, 0}}, 0};
     }
 }

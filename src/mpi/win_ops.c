@@ -188,7 +188,8 @@ static int check_sizes(MPI_Win w, const char *fn, const char *what, int count, M
 static MPI_Datatype pair_type(int basic)
 {
     static const MPI_Datatype pairs[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT,
-                                         MPI_SHORT_INT, MPI_LONG_DOUBLE_INT};
+                                         MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2REAL,
+                                         MPI_2DOUBLE_PRECISION};
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
         if (pairs[i]->basic == basic)
             return pairs[i];

@@ -37,7 +37,9 @@ program ftest_mpi
   integer :: ibuf(100), ibuf2(100), isum, imax, vtype, stype, op, sub, cart, src, dst
   integer, allocatable :: vals(:), counts(:), displs(:)
   integer(kind=MPI_ADDRESS_KIND) :: addr, tag_ub, lb, extent
-  double precision :: dbuf(50), dsum, t0, t1
+  double precision :: dbuf(50), dsum, t0, t1, dpair(2), dpair_out(2)
+  real :: rpair(2)
+  integer :: ipair(2)
   real :: a(4, 5)
   character(len=16) :: word
   character(len=MPI_MAX_PROCESSOR_NAME) :: host
@@ -161,6 +163,18 @@ program ftest_mpi
   end do
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   deallocate (vals, counts, displs)
+
+  ! MAXLOC/MINLOC on Fortran's pair types (the index has the value's type in 2REAL, 2DOUBLE).
+  dpair = [dble(mod(rank * 7, nproc)), dble(rank)]
+  call MPI_Allreduce(dpair, dpair_out, 1, MPI_2DOUBLE_PRECISION, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
+  call check(dpair_out(1) == dble(nproc - 1), 'MAXLOC of MPI_2DOUBLE_PRECISION: the value')
+  call check(mod(nint(dpair_out(2)) * 7, nproc) == nproc - 1, 'MAXLOC of MPI_2DOUBLE_PRECISION: the index')
+  rpair = [real(10 - rank), real(rank)]
+  call MPI_Allreduce(MPI_IN_PLACE, rpair, 1, MPI_2REAL, MPI_MINLOC, MPI_COMM_WORLD, ierr)
+  call check(rpair(1) == real(11 - nproc) .and. rpair(2) == real(nproc - 1), 'MINLOC of MPI_2REAL')
+  ipair = [5, rank]
+  call MPI_Allreduce(MPI_IN_PLACE, ipair, 1, MPI_2INTEGER, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
+  call check(ipair(1) == 5 .and. ipair(2) == 0, 'MAXLOC of MPI_2INTEGER: a tie keeps the lower index')
 
   ! A Fortran user operator.
   call MPI_Op_create(max_abs, .true., op, ierr)
