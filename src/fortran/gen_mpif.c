@@ -44,6 +44,7 @@ static const struct {
     K(MPI_COMBINER_INDEXED_BLOCK) K(MPI_COMBINER_HINDEXED_BLOCK) K(MPI_COMBINER_STRUCT)
     K(MPI_COMBINER_SUBARRAY) K(MPI_COMBINER_DARRAY) K(MPI_COMBINER_F90_REAL)
     K(MPI_COMBINER_F90_COMPLEX) K(MPI_COMBINER_F90_INTEGER) K(MPI_COMBINER_RESIZED)
+    K(MPI_COMBINER_HVECTOR_INTEGER) K(MPI_COMBINER_HINDEXED_INTEGER) K(MPI_COMBINER_STRUCT_INTEGER)
     K(MPI_TYPECLASS_REAL) K(MPI_TYPECLASS_INTEGER) K(MPI_TYPECLASS_COMPLEX)
     K(MPI_LOCK_EXCLUSIVE) K(MPI_LOCK_SHARED)
     K(MPI_MODE_NOCHECK) K(MPI_MODE_NOSTORE) K(MPI_MODE_NOPUT) K(MPI_MODE_NOPRECEDE)
@@ -76,6 +77,13 @@ static const struct {
     {"MPI_C_COMPLEX", "MPI_C_FLOAT_COMPLEX"},
     /* two default INTEGERs: the layout and the MAXLOC/MINLOC of C's two ints */
     {"MPI_2INTEGER", "MPI_2INT"},
+};
+
+/* Procedures of libcredo a program names as arguments (f_attr.c): one EXTERNAL line each. */
+static const char *const attr_callbacks[] = {
+    "MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
+    "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
+    "MPI_NULL_COPY_FN",      "MPI_DUP_FN",      "MPI_NULL_DELETE_FN",
 };
 
 /* Every line fits fixed form (columns 7-72) and free form alike, so one file serves both. */
@@ -144,6 +152,9 @@ int main(int argc, char **argv)
                  "      INTEGER MPI_WEIGHTS_EMPTY(1)\n"
                  "      COMMON /CREDO_WEIGHTS_EMPTY/ MPI_WEIGHTS_EMPTY\n");
     fprintf(out, "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n      EXTERNAL MPI_WTIME, MPI_WTICK\n");
+    /* The predefined attribute callbacks (f_attr.c), passed to the create_keyval routines. */
+    for (size_t i = 0; i < sizeof attr_callbacks / sizeof *attr_callbacks; i++)
+        fprintf(out, "      EXTERNAL %s\n", attr_callbacks[i]);
     if (fclose(out) != 0) {
         perror(argv[1]);
         return 1;
