@@ -3,6 +3,8 @@
 module ftest_util
   use mpi
   implicit none
+  integer :: deletes = 0
+  integer(kind=MPI_ADDRESS_KIND) :: last_deleted = 0
 contains
   subroutine check(cond, what)
     logical, intent(in) :: cond
@@ -28,10 +30,35 @@ subroutine max_abs(invec, inoutvec, len, datatype)
   end do
 end subroutine max_abs
 
+! Attribute callbacks: the copy adds 1 to the value; the delete counts its calls in a module variable.
+subroutine copy_plus_one(oldcomm, keyval, extra, valin, valout, flag, ierr)
+  use ftest_util
+  implicit none
+  integer :: oldcomm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: extra, valin, valout
+  logical :: flag
+  call check(extra == 77, 'the copy callback gets the keyval''s extra_state')
+  valout = valin + 1
+  flag = .true.
+  ierr = MPI_SUCCESS
+end subroutine copy_plus_one
+
+subroutine count_deletes(comm, keyval, val, extra, ierr)
+  use ftest_util
+  implicit none
+  integer :: comm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: val, extra
+  deletes = deletes + 1
+  last_deleted = val
+  ierr = MPI_SUCCESS
+end subroutine count_deletes
+
 program ftest_mpi
   use ftest_util
   implicit none
-  external :: max_abs
+  external :: max_abs, copy_plus_one, count_deletes
+  integer :: keyval
+  integer(kind=MPI_ADDRESS_KIND) :: extra, aval
   integer :: ierr, rank, nproc, left, right, i, j, k, n, ok, idx, color
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), reqs(4)
   integer :: ibuf(100), ibuf2(100), isum, imax, vtype, stype, op, sub, cart, src, dst
@@ -211,6 +238,22 @@ program ftest_mpi
   call MPI_Cart_shift(cart, 0, 1, src, dst, ierr)
   call check(src == left .and. dst == right, 'Cart_shift on a periodic ring')
   call MPI_Comm_free(cart, ierr)
+
+  ! Attribute caching with Fortran callbacks: Comm_dup runs the copy, Comm_free the delete.
+  extra = 77
+  call MPI_Comm_create_keyval(copy_plus_one, count_deletes, keyval, extra, ierr)
+  aval = 2_MPI_ADDRESS_KIND**40 + 5
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, aval, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, sub, ierr)
+  call MPI_Comm_get_attr(sub, keyval, aval, flag, ierr)
+  call check(flag .and. aval == 2_MPI_ADDRESS_KIND**40 + 6, 'a Fortran copy callback on Comm_dup')
+  call MPI_Comm_free(sub, ierr)
+  call check(deletes == 1 .and. last_deleted == 2_MPI_ADDRESS_KIND**40 + 6, &
+             'a Fortran delete callback on Comm_free')
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval, ierr)
+  call check(deletes == 2, 'a Fortran delete callback on Comm_delete_attr')
+  call MPI_Comm_free_keyval(keyval, ierr)
+  call check(keyval == MPI_KEYVAL_INVALID, 'Comm_free_keyval resets the keyval')
 
   ! Attributes, names, time.
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tag_ub, flag, ierr)
