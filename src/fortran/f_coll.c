@@ -172,3 +172,124 @@ void mpi_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls
                           recvcounts, rdispls, T(recvtype), C(comm));
 }
 F_PMPI(alltoallv)
+
+void mpi_igatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                   MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root,
+                   MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Igatherv(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), recvcounts,
+                         displs, T(recvtype), *root, C(comm), &r_));
+}
+F_PMPI(igatherv)
+
+void mpi_iscatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
+                    MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Iscatterv(f_buf(sendbuf), sendcounts, displs, T(sendtype), f_buf(recvbuf),
+                          *recvcount, T(recvtype), *root, C(comm), &r_));
+}
+F_PMPI(iscatterv)
+
+void mpi_iallgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                      MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                      MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Iallgatherv(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf), recvcounts,
+                            displs, T(recvtype), C(comm), &r_));
+}
+F_PMPI(iallgatherv)
+
+void mpi_ialltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Ialltoallv(f_buf(sendbuf), sendcounts, sdispls, T(sendtype), f_buf(recvbuf),
+                           recvcounts, rdispls, T(recvtype), C(comm), &r_));
+}
+F_PMPI(ialltoallv)
+
+void mpi_ireduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
+                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request,
+                          MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Ireduce_scatter(f_buf(sendbuf), f_buf(recvbuf), recvcounts, T(datatype), O(op),
+                                C(comm), &r_));
+}
+F_PMPI(ireduce_scatter)
+
+/* ---- Alltoallw: an array of integer handles per side ------------------------------------------ */
+
+/* The length of the type arrays: comm's size, or its remote group's for an intercommunicator; 0
+ * for a null or invalid handle, which the collective itself then reports. */
+static int f_a2aw_len(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if ((inter ? MPI_Comm_remote_size(comm, &n) : MPI_Comm_size(comm, &n)) != MPI_SUCCESS || n < 0)
+        return 0;
+    return n;
+}
+
+/* Both sides' types as C handles; with MPI_IN_PLACE the send side's are not read (NULL). The
+ * copies are only needed during the call: credo takes the types of an Ialltoallw (and retains
+ * them) before it returns. 0, or MPI_ERR_NO_MEM. */
+struct f_a2aw {
+    MPI_Datatype *st, *rt;
+    MPI_Datatype slocal[F_LOCAL], rlocal[F_LOCAL];
+};
+static int f_a2aw_in(struct f_a2aw *w, const void *sendbuf, const MPI_Fint *sendtypes,
+                     const MPI_Fint *recvtypes, MPI_Comm comm)
+{
+    int n = f_a2aw_len(comm);
+    w->st = NULL;
+    w->rt = w->rlocal;
+    if (sendbuf != MPI_IN_PLACE && f_types_in(&w->st, w->slocal, n, sendtypes) != 0)
+        return MPI_ERR_NO_MEM;
+    if (f_types_in(&w->rt, w->rlocal, n, recvtypes) != 0) {
+        if (w->st != w->slocal)
+            free(w->st);
+        return MPI_ERR_NO_MEM;
+    }
+    return 0;
+}
+static void f_a2aw_free(struct f_a2aw *w)
+{
+    if (w->st != w->slocal)
+        free(w->st);
+    if (w->rt != w->rlocal)
+        free(w->rt);
+}
+
+void mpi_alltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+                    MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                    MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    struct f_a2aw w;
+    MPI_Comm c = C(comm);
+    if (f_a2aw_in(&w, f_buf(sendbuf), sendtypes, recvtypes, c) != 0) {
+        *ierr = f_no_mem("MPI_Alltoallw");
+        return;
+    }
+    *ierr = MPI_Alltoallw(f_buf(sendbuf), sendcounts, sdispls, w.st, f_buf(recvbuf), recvcounts,
+                          rdispls, w.rt, c);
+    f_a2aw_free(&w);
+}
+F_PMPI(alltoallw)
+
+void mpi_ialltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+                     MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                     MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    struct f_a2aw w;
+    MPI_Comm c = C(comm);
+    if (f_a2aw_in(&w, f_buf(sendbuf), sendtypes, recvtypes, c) != 0) {
+        *ierr = f_no_mem("MPI_Ialltoallw");
+        return;
+    }
+    REQ_OUT(MPI_Ialltoallw(f_buf(sendbuf), sendcounts, sdispls, w.st, f_buf(recvbuf), recvcounts,
+                           rdispls, w.rt, c, &r_));
+    f_a2aw_free(&w);
+}
+F_PMPI(ialltoallw)

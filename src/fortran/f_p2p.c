@@ -311,3 +311,88 @@ void mpi_buffer_detach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
     *size = n;
 }
 F_PMPI(buffer_detach)
+
+/* ---- matched probe and receive ---------------------------------------------------------------- */
+
+void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message,
+                 MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status s = {0};
+    MPI_Message m = MPI_MESSAGE_NULL;
+    *ierr = MPI_Mprobe(*source, *tag, MPI_Comm_f2c(*comm), &m, f_status_arg(status, &s));
+    *message = MPI_Message_c2f(m);
+    f_status_back(status, &s);
+}
+F_PMPI(mprobe)
+
+void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag,
+                  MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status s = {0};
+    MPI_Message m = MPI_MESSAGE_NULL;
+    int f = 0;
+    *ierr = MPI_Improbe(*source, *tag, MPI_Comm_f2c(*comm), &f, &m, f_status_arg(status, &s));
+    *flag = f_logical(f);
+    if (f) {
+        *message = MPI_Message_c2f(m);
+        f_status_back(status, &s);
+    }
+}
+F_PMPI(improbe)
+
+/* The message handle is consumed: it comes back as MPI_MESSAGE_NULL's integer, 0. */
+void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message,
+                MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status s = {0};
+    MPI_Message m = MPI_Message_f2c(*message);
+    *ierr = MPI_Mrecv(f_buf(buf), *count, MPI_Type_f2c(*datatype), &m, f_status_arg(status, &s));
+    *message = MPI_Message_c2f(m);
+    f_status_back(status, &s);
+}
+F_PMPI(mrecv)
+
+void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message,
+                 MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Message m = MPI_Message_f2c(*message);
+    *ierr = MPI_Imrecv(f_buf(buf), *count, MPI_Type_f2c(*datatype), &m, &r);
+    *message = MPI_Message_c2f(m);
+    *request = MPI_Request_c2f(r);
+}
+F_PMPI(imrecv)
+
+/* ---- statuses and requests -------------------------------------------------------------------- */
+
+/* The Fortran status is read and written back through a C copy (alignment). */
+void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
+                              MPI_Fint *ierr)
+{
+    MPI_Status s;
+    memcpy(&s, status, sizeof s);
+    *ierr = MPI_Status_set_elements(&s, MPI_Type_f2c(*datatype), *count);
+    memcpy(status, &s, sizeof s);
+}
+F_PMPI(status_set_elements)
+
+void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    MPI_Status s;
+    memcpy(&s, status, sizeof s);
+    *ierr = MPI_Status_set_cancelled(&s, *flag != 0);
+    memcpy(status, &s, sizeof s);
+}
+F_PMPI(status_set_cancelled)
+
+/* The request is left as it is, even when complete. */
+void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status s = {0};
+    int f = 0;
+    *ierr = MPI_Request_get_status(MPI_Request_f2c(*request), &f, f_status_arg(status, &s));
+    *flag = f_logical(f);
+    if (f)
+        f_status_back(status, &s);
+}
+F_PMPI(request_get_status)

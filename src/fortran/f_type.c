@@ -63,6 +63,35 @@ void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 }
 F_PMPI(type_create_hindexed)
 
+/* MPI-1's MPI_TYPE_HINDEXED takes the byte displacements as default INTEGERs (MPI 1.3 §3.12.1):
+ * they are widened into an MPI_Aint array. */
+void mpi_type_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
+                        MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype,
+                        MPI_Fint *ierr)
+{
+    MPI_Aint local[F_LOCAL], *d = local;
+    int n = *count > 0 ? *count : 0;
+    if (n > F_LOCAL && (d = malloc((size_t)n * sizeof *d)) == NULL) {
+        *ierr = f_no_mem("MPI_Type_hindexed");
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        d[i] = (MPI_Aint)array_of_displacements[i];
+    TYPE_OUT(MPI_Type_hindexed(*count, array_of_blocklengths, d, T(oldtype), &t_));
+    if (d != local)
+        free(d);
+}
+F_PMPI(type_hindexed)
+
+void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
+                                     MPI_Aint *array_of_displacements, MPI_Fint *oldtype,
+                                     MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_hindexed_block(*count, *blocklength, array_of_displacements,
+                                            T(oldtype), &t_));
+}
+F_PMPI(type_create_hindexed_block)
+
 void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                     MPI_Fint *array_of_displacements, MPI_Fint *oldtype,
                                     MPI_Fint *newtype, MPI_Fint *ierr)
@@ -111,6 +140,33 @@ void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 }
 F_PMPI(type_dup)
 
+/* Predefined types (not duplicates): MPI_TYPE_MATCH_SIZE and the parameterised Fortran 90 types. */
+void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    *ierr = MPI_Type_match_size(*typeclass, *size, &t);
+    *datatype = MPI_Type_c2f(t);
+}
+F_PMPI(type_match_size)
+
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_f90_integer(*r, &t_));
+}
+F_PMPI(type_create_f90_integer)
+
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_f90_real(*p, *r, &t_));
+}
+F_PMPI(type_create_f90_real)
+
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_f90_complex(*p, *r, &t_));
+}
+F_PMPI(type_create_f90_complex)
+
 /* ---- commit, free, queries -------------------------------------------------------------------- */
 
 void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr)
@@ -148,6 +204,42 @@ void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *
     *ierr = MPI_Type_get_true_extent(T(datatype), true_lb, true_extent);
 }
 F_PMPI(type_get_true_extent)
+
+void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses,
+                            MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_envelope(T(datatype), num_integers, num_addresses, num_datatypes,
+                                  combiner);
+}
+F_PMPI(type_get_envelope)
+
+/* The integers and addresses are written in place (INTEGER, INTEGER(KIND=MPI_ADDRESS_KIND)); the
+ * datatypes go through a C array of max_datatypes and come back as integer handles. */
+void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses,
+                            MPI_Fint *max_datatypes, MPI_Fint *array_of_integers,
+                            MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes,
+                            MPI_Fint *ierr)
+{
+    MPI_Datatype local[F_LOCAL], *types = local;
+    int n = *max_datatypes > 0 ? *max_datatypes : 0;
+    if (n > F_LOCAL && (types = malloc((size_t)n * sizeof *types)) == NULL) {
+        *ierr = f_no_mem("MPI_Type_get_contents");
+        return;
+    }
+    int nint = 0, naddr = 0, ntype = 0, comb = 0;
+    *ierr = MPI_Type_get_contents(T(datatype), *max_integers, *max_addresses, *max_datatypes,
+                                  array_of_integers, array_of_addresses, types);
+    if (*ierr == MPI_SUCCESS &&
+        MPI_Type_get_envelope(T(datatype), &nint, &naddr, &ntype, &comb) == MPI_SUCCESS) {
+        if (ntype > n)
+            ntype = n;
+        for (int i = 0; i < ntype; i++)
+            array_of_datatypes[i] = MPI_Type_c2f(types[i]);
+    }
+    if (types != local)
+        free(types);
+}
+F_PMPI(type_get_contents)
 
 void mpi_type_set_name_(MPI_Fint *datatype, const char *type_name, MPI_Fint *ierr,
                         size_t type_name_len)
@@ -203,6 +295,51 @@ void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_F
     *ierr = MPI_Pack_size(*incount, T(datatype), C(comm), size);
 }
 F_PMPI(pack_size)
+
+/* The portable representation: DATAREP is a CHARACTER argument; sizes and positions are
+ * INTEGER(KIND=MPI_ADDRESS_KIND). */
+void mpi_pack_external_(const char *datarep, const void *inbuf, MPI_Fint *incount,
+                        MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position,
+                        MPI_Fint *ierr, size_t datarep_len)
+{
+    char *d = f_str_in(datarep, datarep_len);
+    if (d == NULL) {
+        *ierr = f_no_mem("MPI_Pack_external");
+        return;
+    }
+    *ierr = MPI_Pack_external(d, f_buf(inbuf), *incount, T(datatype), f_buf(outbuf), *outsize,
+                              position);
+    free(d);
+}
+F_PMPI(pack_external)
+
+void mpi_unpack_external_(const char *datarep, const void *inbuf, MPI_Aint *insize,
+                          MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype,
+                          MPI_Fint *ierr, size_t datarep_len)
+{
+    char *d = f_str_in(datarep, datarep_len);
+    if (d == NULL) {
+        *ierr = f_no_mem("MPI_Unpack_external");
+        return;
+    }
+    *ierr = MPI_Unpack_external(d, f_buf(inbuf), *insize, position, f_buf(outbuf), *outcount,
+                                T(datatype));
+    free(d);
+}
+F_PMPI(unpack_external)
+
+void mpi_pack_external_size_(const char *datarep, MPI_Fint *incount, MPI_Fint *datatype,
+                             MPI_Aint *size, MPI_Fint *ierr, size_t datarep_len)
+{
+    char *d = f_str_in(datarep, datarep_len);
+    if (d == NULL) {
+        *ierr = f_no_mem("MPI_Pack_external_size");
+        return;
+    }
+    *ierr = MPI_Pack_external_size(d, *incount, T(datatype), size);
+    free(d);
+}
+F_PMPI(pack_external_size)
 
 /* ---- user-defined operations ------------------------------------------------------------------ */
 

@@ -38,7 +38,9 @@ int f_stats_in(struct f_stats *s, int n, MPI_Fint *f)
     s->v = s->local;
     if (n > F_LOCAL && (s->v = malloc((size_t)n * sizeof *s->v)) == NULL)
         return MPI_ERR_NO_MEM;
-    memset(s->v, 0, (size_t)(n > 0 ? n : 0) * sizeof *s->v);
+    /* from the Fortran statuses: MPI_ERROR is left alone where the call does not set it */
+    for (int i = 0; i < n; i++)
+        memcpy(&s->v[i], f + (size_t)i * MPI_F_STATUS_SIZE, sizeof s->v[i]);
     return 0;
 }
 

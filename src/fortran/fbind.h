@@ -29,10 +29,14 @@ static inline void *f_buf(const void *p)
 }
 
 /* A Fortran status is the C status' bytes (fhandle.c); copied through a C status because the
- * Fortran array is only 4-byte aligned. */
+ * Fortran array is only 4-byte aligned. The copy starts from the Fortran status: a call that
+ * succeeds leaves MPI_ERROR as it was, in Fortran as in C. */
 static inline MPI_Status *f_status_arg(MPI_Fint *f, MPI_Status *c)
 {
-    return f == credo_status_ignore_ ? MPI_STATUS_IGNORE : c;
+    if (f == credo_status_ignore_)
+        return MPI_STATUS_IGNORE;
+    memcpy(c, f, sizeof *c);
+    return c;
 }
 static inline void f_status_back(MPI_Fint *f, const MPI_Status *c)
 {

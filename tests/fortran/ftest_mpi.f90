@@ -90,6 +90,7 @@ program ftest_mpi
 
   ! Ring of integers with a status; then of doubles with Sendrecv.
   ibuf = [(rank * 1000 + i, i = 1, 100)]
+  status(MPI_ERROR) = 12345
   if (mod(rank, 2) == 0) then
     call MPI_Send(ibuf, 100, MPI_INTEGER, right, 7, MPI_COMM_WORLD, ierr)
     call MPI_Recv(ibuf2, 100, MPI_INTEGER, left, 7, MPI_COMM_WORLD, status, ierr)
@@ -98,6 +99,7 @@ program ftest_mpi
     call MPI_Send(ibuf, 100, MPI_INTEGER, right, 7, MPI_COMM_WORLD, ierr)
   end if
   call check(status(MPI_SOURCE) == left .and. status(MPI_TAG) == 7, 'status names source and tag')
+  call check(status(MPI_ERROR) == 12345, 'a successful receive leaves MPI_ERROR as it was')
   call MPI_Get_count(status, MPI_INTEGER, n, ierr)
   call check(n == 100, 'MPI_Get_count gives 100 integers')
   call check(all(ibuf2 == [(left * 1000 + i, i = 1, 100)]), 'ring integers arrive intact')
