@@ -404,4 +404,7 @@ module mpi
       integer, intent(out) :: ierror
     end subroutine
   end interface
+  ! The choice-buffer routines of MPI-IO and one-sided communication, in files of their own.
+  include 'mpi_iface_io.inc'
+  include 'mpi_iface_rma.inc'
 end module mpi
