@@ -125,6 +125,14 @@ int main(int argc, char **argv)
     integer(out, "MPI_OFFSET_KIND", (long)sizeof(MPI_Offset));
     integer(out, "MPI_COUNT_KIND", (long)sizeof(MPI_Count));
     integer(out, "MPI_INTEGER_KIND", (long)sizeof(MPI_Fint));
+    /* an MPI_Offset, so of that kind */
+    fprintf(out, "      INTEGER(KIND=MPI_OFFSET_KIND) MPI_DISPLACEMENT_CURRENT\n"
+                 "      PARAMETER (MPI_DISPLACEMENT_CURRENT=%lld)\n",
+            (long long)MPI_DISPLACEMENT_CURRENT);
+    /* MPI 3.0 §17.1.1: no subarrays as buffers, no ASYNCHRONOUS guarantee (mpif.h and mpi) */
+    fprintf(out, "      LOGICAL MPI_SUBARRAYS_SUPPORTED, MPI_ASYNC_PROTECTS_NONBLOCKING\n"
+                 "      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)\n"
+                 "      PARAMETER (MPI_ASYNC_PROTECTS_NONBLOCKING=.FALSE.)\n");
 
     for (size_t i = 0; i < sizeof null_handles / sizeof *null_handles; i++)
         integer(out, null_handles[i], 0);
