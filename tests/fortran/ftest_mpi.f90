@@ -13,6 +13,7 @@ contains
     if (.not. cond) then
       call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
       write (0, '(a,i0,2a)') 'ftest_mpi: rank ', rank, ': check failed: ', what
+      flush (0)  ! unit 0 is buffered when it is not a terminal; MPI_Abort ends the process
       call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
     end if
   end subroutine check

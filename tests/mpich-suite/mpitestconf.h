@@ -2,6 +2,8 @@
  * for credo: C features of this toolchain, and no MPI features credo leaves out (docs/MPI.md). */
 #ifndef MPITESTCONF_H_INCLUDED
 #define MPITESTCONF_H_INCLUDED
+/* gfortran names an external procedure in lower case with one underscore (f77/f90 C helpers) */
+#define F77_NAME_LOWER_USCORE 1
 #define HAVE_DLFCN_H 1
 #define HAVE_INTTYPES_H 1
 #define HAVE_LONG_DOUBLE 1
