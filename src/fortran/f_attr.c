@@ -1,6 +1,6 @@
 /* src/fortran/f_attr.c — attribute caching from Fortran: keyvals with Fortran copy and delete
  * procedures (MPI-2 communicator and datatype forms with INTEGER(KIND=MPI_ADDRESS_KIND) values,
- * and MPI-1's MPI_KEYVAL_CREATE with default INTEGERs), set/get/delete, and the predefined
+ * and MPI-1's MPI_KEYVAL_CREATE with default INTEGERs; windows), set/get/delete, and the predefined
  * callbacks (MPI_COMM_DUP_FN ...) as Fortran-callable procedures. MPI_COMM_GET_ATTR is in
  * f_comm.c.
  *
@@ -80,6 +80,29 @@ void mpi_type_null_delete_fn_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *at
     *ierr = MPI_SUCCESS;
 }
 
+void mpi_win_null_copy_fn_(MPI_Fint *oldwin, MPI_Fint *keyval, MPI_Aint *extra_state,
+                           MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
+                           MPI_Fint *ierr)
+{
+    *flag = f_logical(0);
+    *ierr = MPI_SUCCESS;
+}
+
+void mpi_win_dup_fn_(MPI_Fint *oldwin, MPI_Fint *keyval, MPI_Aint *extra_state,
+                     MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
+                     MPI_Fint *ierr)
+{
+    *attribute_val_out = *attribute_val_in;
+    *flag = f_logical(1);
+    *ierr = MPI_SUCCESS;
+}
+
+void mpi_win_null_delete_fn_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val,
+                             MPI_Aint *extra_state, MPI_Fint *ierr)
+{
+    *ierr = MPI_SUCCESS;
+}
+
 void mpi_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
                        MPI_Fint *attribute_val_in, MPI_Fint *attribute_val_out, MPI_Fint *flag,
                        MPI_Fint *ierr)
@@ -109,17 +132,17 @@ enum { F_USER, F_NULL_COPY, F_DUP };
 static int copy_predef(f_proc *f)
 {
     if (f == (f_proc *)mpi_comm_null_copy_fn_ || f == (f_proc *)mpi_type_null_copy_fn_ ||
-        f == (f_proc *)mpi_null_copy_fn_)
+        f == (f_proc *)mpi_win_null_copy_fn_ || f == (f_proc *)mpi_null_copy_fn_)
         return F_NULL_COPY;
     if (f == (f_proc *)mpi_comm_dup_fn_ || f == (f_proc *)mpi_type_dup_fn_ ||
-        f == (f_proc *)mpi_dup_fn_)
+        f == (f_proc *)mpi_win_dup_fn_ || f == (f_proc *)mpi_dup_fn_)
         return F_DUP;
     return F_USER;
 }
 static int delete_predef(f_proc *f)
 {
     return f == (f_proc *)mpi_comm_null_delete_fn_ || f == (f_proc *)mpi_type_null_delete_fn_ ||
-           f == (f_proc *)mpi_null_delete_fn_;
+           f == (f_proc *)mpi_win_null_delete_fn_ || f == (f_proc *)mpi_null_delete_fn_;
 }
 
 /* ---- the trampolines: C callbacks that call the Fortran procedures ----------------------------
@@ -203,7 +226,16 @@ static int type_delete_tr(MPI_Datatype type, int keyval, void *val, void *extra)
     return tr_delete(extra, MPI_Type_c2f(type), keyval, val);
 }
 
-enum kv_form { KV_COMM2, KV_COMM1, KV_TYPE2 };
+static int win_copy_tr(MPI_Win oldwin, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    return tr_copy(extra, MPI_Win_c2f(oldwin), keyval, in, out, flag);
+}
+static int win_delete_tr(MPI_Win win, int keyval, void *val, void *extra)
+{
+    return tr_delete(extra, MPI_Win_c2f(win), keyval, val);
+}
+
+enum kv_form { KV_COMM2, KV_COMM1, KV_TYPE2, KV_WIN2 };
 
 /* The create_keyval bindings: C's predefined callbacks for the predefined procedures, the
  * trampolines (and a record) for the others. */
@@ -211,7 +243,7 @@ static int create_keyval(enum kv_form form, f_proc *copy, f_proc *del, MPI_Fint 
                          MPI_Aint extra)
 {
     static const char *const fn[] = {"MPI_Comm_create_keyval", "MPI_Keyval_create",
-                                     "MPI_Type_create_keyval"};
+                                     "MPI_Type_create_keyval", "MPI_Win_create_keyval"};
     MPI_ENTER();
     int pc = copy_predef(copy), pd = delete_predef(del);
     void *state = f_val(extra); /* for C's callbacks, which do not read it */
@@ -226,6 +258,11 @@ static int create_keyval(enum kv_form form, f_proc *copy, f_proc *del, MPI_Fint 
                                     : pc == F_DUP     ? MPI_TYPE_DUP_FN
                                                       : type_copy_tr,
                                     pd ? MPI_TYPE_NULL_DELETE_FN : type_delete_tr, &k, state);
+    } else if (form == KV_WIN2) {
+        rc = MPI_Win_create_keyval(pc == F_NULL_COPY ? MPI_WIN_NULL_COPY_FN
+                                   : pc == F_DUP     ? MPI_WIN_DUP_FN
+                                                     : win_copy_tr,
+                                   pd ? MPI_WIN_NULL_DELETE_FN : win_delete_tr, &k, state);
     } else {
         MPI_Comm_copy_attr_function *c = pc == F_NULL_COPY ? MPI_COMM_NULL_COPY_FN
                                          : pc == F_DUP     ? MPI_COMM_DUP_FN
@@ -313,6 +350,35 @@ void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *
     *ierr = MPI_Type_delete_attr(MPI_Type_f2c(*datatype), *type_keyval);
 }
 F_PMPI(type_delete_attr)
+
+/* ---- windows (MPI_WIN_GET_ATTR is in f_win.c) ------------------------------------------------ */
+
+void mpi_win_create_keyval_(f_proc *win_copy_attr_fn, f_proc *win_delete_attr_fn,
+                            MPI_Fint *win_keyval, MPI_Aint *extra_state, MPI_Fint *ierr)
+{
+    *ierr = create_keyval(KV_WIN2, win_copy_attr_fn, win_delete_attr_fn, win_keyval, *extra_state);
+}
+F_PMPI(win_create_keyval)
+
+void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr)
+{
+    int k = *win_keyval;
+    *ierr = MPI_Win_free_keyval(&k);
+    *win_keyval = k;
+}
+F_PMPI(win_free_keyval)
+
+void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
+{
+    *ierr = MPI_Win_set_attr(MPI_Win_f2c(*win), *win_keyval, f_val(*attribute_val));
+}
+F_PMPI(win_set_attr)
+
+void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierr)
+{
+    *ierr = MPI_Win_delete_attr(MPI_Win_f2c(*win), *win_keyval);
+}
+F_PMPI(win_delete_attr)
 
 /* ---- MPI-1 names: default INTEGER extra state and values -------------------------------------- */
 

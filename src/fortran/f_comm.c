@@ -722,3 +722,18 @@ void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
     *info = MPI_Info_c2f(i);
 }
 F_PMPI(info_create_env)
+
+/* MPI-1's names for Comm_set_errhandler / Comm_get_errhandler (removed in MPI 3.0, kept as in C). */
+void mpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    *ierr = MPI_Errhandler_set(C(comm), MPI_Errhandler_f2c(*errhandler));
+}
+F_PMPI(errhandler_set)
+
+void mpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    MPI_Errhandler e = MPI_ERRHANDLER_NULL;
+    *ierr = MPI_Errhandler_get(C(comm), &e);
+    *errhandler = MPI_Errhandler_c2f(e);
+}
+F_PMPI(errhandler_get)

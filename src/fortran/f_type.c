@@ -1,6 +1,9 @@
 /* src/fortran/f_type.c — Fortran bindings of the derived datatypes (constructors, commit, free,
  * extents, names), of MPI_Get_address, packing, and user-defined reduction operations. */
+#include <stdint.h>
+
 #include "fortran/fbind.h"
+#include "mpi/mpi_impl.h"
 #include "mpi/op.h"
 
 #define T(f) MPI_Type_f2c(*(f))
@@ -363,3 +366,71 @@ void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
     *op = MPI_Op_c2f(o);
 }
 F_PMPI(op_free)
+
+/* ---- addresses as functions (MPI 3.1): INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD(BASE, DISP) */
+
+MPI_Aint mpi_aint_add_(MPI_Aint *base, MPI_Aint *disp) { return MPI_Aint_add(*base, *disp); }
+F_PMPI(aint_add)
+MPI_Aint mpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2) { return MPI_Aint_diff(*addr1, *addr2); }
+F_PMPI(aint_diff)
+
+/* ---- the MPI-1 forms MPI 3.0 removed, kept for old programs as in C (removed.c): their
+ * addresses and extents are default INTEGERs ------------------------------------------------------ */
+
+/* A value for a default INTEGER, or an MPI_ERR_ARG naming the call when it does not fit (an
+ * absolute address on a 64-bit machine usually does not: MPI_GET_ADDRESS is the replacement). */
+static int f_aint_to_fint(const char *fn, MPI_Aint v, MPI_Fint *out)
+{
+    if (v < INT32_MIN || v > INT32_MAX)
+        return mpi_error(NULL, MPI_ERR_ARG, fn,
+                         "%ld does not fit a default INTEGER (use the MPI-2 routine, whose result "
+                         "is INTEGER(KIND=MPI_ADDRESS_KIND))", (long)v);
+    *out = (MPI_Fint)v;
+    return MPI_SUCCESS;
+}
+
+void mpi_address_(const void *location, MPI_Fint *address, MPI_Fint *ierr)
+{
+    MPI_Aint a = 0;
+    *ierr = MPI_Get_address(f_buf(location), &a);
+    if (*ierr == MPI_SUCCESS)
+        *ierr = f_aint_to_fint("MPI_Address", a, address);
+}
+F_PMPI(address)
+
+#define F_TYPE_AINT1(lower, Cname)                                                                 \
+    void mpi_##lower##_(MPI_Fint *datatype, MPI_Fint *value, MPI_Fint *ierr)                       \
+    {                                                                                              \
+        MPI_Aint v = 0;                                                                            \
+        *ierr = Cname(T(datatype), &v);                                                            \
+        if (*ierr == MPI_SUCCESS)                                                                  \
+            *ierr = f_aint_to_fint(#Cname, v, value);                                              \
+    }                                                                                              \
+    F_PMPI(lower)
+F_TYPE_AINT1(type_extent, MPI_Type_extent)
+F_TYPE_AINT1(type_lb, MPI_Type_lb)
+F_TYPE_AINT1(type_ub, MPI_Type_ub)
+
+void mpi_type_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
+                      MPI_Fint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype,
+                      MPI_Fint *ierr)
+{
+    int n = *count > 0 ? *count : 0;
+    MPI_Aint dlocal[F_LOCAL], *d = dlocal;
+    MPI_Datatype tlocal[F_LOCAL], *t = tlocal;
+    if ((n > F_LOCAL && (d = malloc((size_t)n * sizeof *d)) == NULL) ||
+        f_types_in(&t, tlocal, n, array_of_types) != 0) {
+        if (d != dlocal)
+            free(d);
+        *ierr = f_no_mem("MPI_Type_struct");
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        d[i] = array_of_displacements[i];
+    TYPE_OUT(MPI_Type_struct(*count, array_of_blocklengths, d, t, &t_));
+    if (d != dlocal)
+        free(d);
+    if (t != tlocal)
+        free(t);
+}
+F_PMPI(type_struct)

@@ -393,3 +393,9 @@ void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
     *ierr = MPI_Grequest_complete(MPI_Request_f2c(*request));
 }
 F_PMPI(grequest_complete)
+
+void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    *ierr = MPI_Win_call_errhandler(MPI_Win_f2c(*win), *errorcode);
+}
+F_PMPI(win_call_errhandler)

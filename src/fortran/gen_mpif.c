@@ -83,6 +83,7 @@ static const struct {
 static const char *const attr_callbacks[] = {
     "MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
     "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
+    "MPI_WIN_NULL_COPY_FN",  "MPI_WIN_DUP_FN",  "MPI_WIN_NULL_DELETE_FN",
     "MPI_NULL_COPY_FN",      "MPI_DUP_FN",      "MPI_NULL_DELETE_FN",
 };
 
@@ -159,7 +160,11 @@ int main(int argc, char **argv)
                  "      INTEGER MPI_UNWEIGHTED(1)\n      COMMON /CREDO_UNWEIGHTED/ MPI_UNWEIGHTED\n"
                  "      INTEGER MPI_WEIGHTS_EMPTY(1)\n"
                  "      COMMON /CREDO_WEIGHTS_EMPTY/ MPI_WEIGHTS_EMPTY\n");
-    fprintf(out, "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n      EXTERNAL MPI_WTIME, MPI_WTICK\n");
+    fprintf(out, "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n      EXTERNAL MPI_WTIME, MPI_WTICK\n"
+                 "      DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK\n"
+                 "      EXTERNAL PMPI_WTIME, PMPI_WTICK\n");
+    /* MPI_AINT_ADD and MPI_AINT_DIFF are typed by the mpi module only: programs written for
+     * MPICH's mpif.h declare them themselves, and a second declaration would be an error. */
     /* The predefined attribute callbacks (f_attr.c), passed to the create_keyval routines. */
     for (size_t i = 0; i < sizeof attr_callbacks / sizeof *attr_callbacks; i++)
         fprintf(out, "      EXTERNAL %s\n", attr_callbacks[i]);

@@ -5,6 +5,8 @@
 module mpi
   implicit none
   include 'mpif.h'
+  ! functions of MPI 3.1 that mpif.h leaves for the program to declare (as MPICH's does)
+  integer(kind=MPI_ADDRESS_KIND), external :: MPI_Aint_add, MPI_Aint_diff
   interface
     subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf

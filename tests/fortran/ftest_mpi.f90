@@ -226,6 +226,12 @@ program ftest_mpi
   call MPI_Sendrecv(a(2, 1), 1, vtype, right, 5, a(3, 1), 1, vtype, left, 5, MPI_COMM_WORLD, &
                     status, ierr)
   call check(all(a(3, :) == [(real(left * 100 + 2 + 4 * j), j = 0, 4)]), 'a row through Type_vector')
+  call MPI_Type_extent(vtype, k, ierr)
+  call check(k == 17 * 4, 'the MPI-1 MPI_TYPE_EXTENT')
+  call MPI_Get_address(a(1, 1), lb, ierr)
+  call MPI_Get_address(a(1, 2), extent, ierr)
+  call check(MPI_Aint_diff(extent, lb) == 16 .and. MPI_Aint_add(lb, 16_MPI_ADDRESS_KIND) == extent, &
+             'MPI_AINT_DIFF and MPI_AINT_ADD')
   call MPI_Type_free(vtype, ierr)
 
   ! Communicators and a periodic ring topology.

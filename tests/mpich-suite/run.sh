@@ -2,12 +2,13 @@
 # tests/mpich-suite/run.sh — builds MPICH 4.0.2's own test suite (test/mpi) against credo and runs it
 # (not part of ctest: it needs MPICH's sources). tests/mpich-suite/README.md has what it found.
 #   tests/mpich-suite/run.sh [credo-build-dir]              build (if needed) and run everything
-#   tests/mpich-suite/run.sh [credo-build-dir] build        only build
+#   tests/mpich-suite/run.sh [credo-build-dir] build [regex] only build (tests whose "dir/name" match)
 #   tests/mpich-suite/run.sh [credo-build-dir] run [regex]  only run (tests whose "dir/name" match)
 # env: MPICH_TEST_DIR  MPICH's test/mpi directory; unset: fetched once with `apt-get source mpich`
 #                      (Debian's deb-src, no system configuration changed) into the work directory
 #      WORK            work directory (default ${TMPDIR:-/tmp}/credo-mpich-suite)
 # Results: $WORK/results.tsv (one line per run), $WORK/logs/build/*.log, $WORK/logs/run/*.out.
+# The Fortran tests (f77/, f90/) are built with credo's mpifort when gfortran is installed.
 #      MAXNP           most ranks per test (default 4; larger counts in the testlists run at MAXNP)
 # Runs tests one at a time, 60 s timeout each.
 set -u
@@ -57,6 +58,27 @@ build_util() {
   ar rcs obj/libmtest.a obj/mtest.o obj/mtest_common.o obj/mtest_single.o obj/dtpools*.o
   # threads/: MPICH links its thread helpers (MTest_Start_thread, ...) instead of the single stubs
   ar rcs obj/libmtest_thread.a obj/mtest.o obj/mtest_common.o obj/mtest_thread.o obj/dtpools*.o
+  # Fortran (f77/, f90/) when credo's mpifort and a Fortran compiler are there: the utility
+  # routines, and the headers configure would make from *.h.in (address and offset kinds are 8)
+  if [ -x "$CREDO/bin/mpifort" ] && command -v gfortran >/dev/null; then
+    "$CREDO/bin/mpifort" -w -c $T/util/mtest_f77.f -o obj/mtest_f77.o
+    (cd obj && "$CREDO/bin/mpifort" -w -c $T/util/mtest_f90.f90 -o mtest_f90.o)
+    for f in $(find $T/f77 $T/f90 -name '*.h.in'); do
+      d=fsrc/${f#$T/}; d=${d%/*}; mkdir -p "$d"
+      sed 's/@F77_MPI_ADDRESS@/integer*8/g; s/@F77_MPI_OFFSET@/integer*8/g' "$f" > "$d/$(basename "$f" .in)"
+    done
+    # the C helpers include "../../include/mpitestconf.h" relative to fsrc/<lang>/<dir>
+    for d in $(cd $T && ls -d f77/* f90/*); do [ -d "$T/$d" ] && mkdir -p "fsrc/$d"; done
+    mkdir -p fsrc/include && cp include/mpitestconf.h fsrc/include/
+    # io/: most tests are made from a template (MPICH's Makefile.am and, for f90, Makefile.ap)
+    sed '1s|.*|#!/usr/bin/perl|' $T/maint/testmerge.in > obj/testmerge
+    (cd fsrc/f77/io && perl "$W/obj/testmerge" -defn=$T/maint/common.defn $T/f77/io/ioharness.defn $T/f77/io/ioharness.tlt)
+    sed -e 's/filename="\(.*\)f.f\"/filename="\1f90.f90"/g' -e 's/include.*iooffset.*/integer (kind=MPI_OFFSET_KIND)offset/g' \
+      $T/f77/io/ioharness.defn > fsrc/f90/io/ioharness.defn
+    sed -e 's/include.*mpif.*/use mpi/g' -e 's/fheader/f90header/g' -e 's/^C/!/g' -e '/implicit *none/d' \
+      $T/f77/io/ioharness.tlt > fsrc/f90/io/ioharness.tlt
+    (cd fsrc/f90/io && perl "$W/obj/testmerge" -defn=$T/maint/common.defn ioharness.defn ioharness.tlt)
+  fi
   set +e
 }
 
@@ -70,6 +92,10 @@ CF=['-O1','-g','-Iinclude','-I'+T+'/include','-Idtpools/include']
 mode=sys.argv[1]; sel=sys.argv[2] if len(sys.argv)>2 else None
 DIRS=['basic','pt2pt','coll','comm','group','datatype','attr','info','init','errhan','topo','mpi_t','rma',
       'threads/pt2pt','threads/comm','threads/coll','threads/init','threads/mpi_t','threads/rma','part','io']
+# Fortran directories: built by credo's mpifort when it and gfortran are there (build_util).
+FDIRS=['attr','coll','comm','datatype','info','init','pt2pt','topo','ext','profile','io','rma']
+if os.path.exists(os.path.join(W,'obj','mtest_f77.o')):
+    DIRS+=['f77/'+d for d in FDIRS]+['f90/'+d for d in FDIRS+['f90types','misc','timer']]
 MAXNP=int(os.environ.get('MAXNP','4'))  # most ranks a test runs with (MAXNP=16: the testlists' own counts)
 # basic/ has no testlist (commented out of the top-level list); its programs print no
 # " No Errors", so they pass on exit status 0. netpipe and adapt are benchmarks: not run.
@@ -142,6 +168,21 @@ def prog_path(d,n): return os.path.join(W,'bin',d,n)
 def build(d,n,mk):
     os.makedirs(os.path.join(W,'bin',d),exist_ok=True)
     m=mk.get(n,{})
+    if d.startswith('f77/') or d.startswith('f90/'):
+        f77=d.startswith('f77/')
+        srcs=m.get('SOURCES',n+('.f' if f77 else '.f90')).split()
+        util='obj/mtest_f77.o' if f77 else 'obj/mtest_f90.o'
+        if all(x.endswith('.c') for x in srcs): util='obj/libmtest.a'   # a C test of the Fortran interop
+        # a source made at build time (fsrc/, io/'s template) before the one in MPICH's tree
+        paths=[os.path.join(W,'fsrc',d,x) if os.path.exists(os.path.join(W,'fsrc',d,x)) else os.path.join(T,d,x) for x in srcs]
+        lang=d.split('/')[0]
+        inc=['-I'+os.path.join(W,'fsrc',d),'-I'+os.path.join(T,d),'-I'+os.path.join(W,'fsrc',lang,'attr'),
+             '-I'+os.path.join(T,lang,'attr'),'-Iobj','-Iinclude','-I'+T+'/include']   # rma/ takes -I../attr
+        cmd=[CREDO+'/bin/mpifort','-w','-g']+inc+['-J',os.path.join(W,'obj',d.replace('/','_'))]+paths+[util,'-o',prog_path(d,n)]
+        os.makedirs(os.path.join(W,'obj',d.replace('/','_')),exist_ok=True)
+        r=subprocess.run(cmd,cwd=W,capture_output=True,text=True)
+        open(os.path.join(W,'logs/build',f"{d.replace('/','_')}_{n}.log"),'w').write(' '.join(cmd)+'\n'+r.stdout+r.stderr)
+        return r.returncode==0, r.stdout+r.stderr
     srcs=m.get('SOURCES',n+'.c').split()
     if d=='basic' and n=='netpipe': srcs=['netmpi.c','GetOpt.c']
     cpp=[x for x in m.get('CPPFLAGS','').split() if x.startswith('-D')]
@@ -204,6 +245,9 @@ def missing_names(out):
     names|=set(re.findall(q+r"(\w+)"+q+" undeclared",out))
     names|=set(re.findall(r"unknown type name "+q+r"(\w+)"+q,out))
     names|=set(re.findall(r"implicit declaration of function "+q+r"(\w+)"+q,out))
+    # Fortran: a missing binding (mpi_foo_) or constant (no IMPLICIT type)
+    names|=set('MPI_'+x[4:-1].upper()+' (Fortran)' for x in re.findall(r"undefined reference to "+q+r"(mpi_\w+_)"+q,out))
+    names|=set(x.upper()+' (Fortran)' for x in re.findall(r"Symbol "+q+r"(mpi_\w+)"+q+r" at \(1\) has no IMPLICIT type",out))
     return sorted(n for n in names if n.startswith('MPI') or n.startswith('PMPI') or n.startswith('QMPI'))
 
 def check(t,rc,out):
@@ -226,10 +270,12 @@ mks={d:makefile_info(d) for d in DIRS}
 bstat_f=os.path.join(W,'build_status.json')
 bstat=json.load(open(bstat_f)) if os.path.exists(bstat_f) else {}
 if mode in ('build','all'):
-    bstat={}
+    if not sel: bstat={}   # a regex rebuilds only the tests it matches
+    done=set()
     for t in tests:
         k=t['dir']+'/'+t['name']
-        if k in bstat: continue
+        if k in done or (sel and not re.search(sel,k)): continue
+        done.add(k)
         ok,out=build(t['dir'],t['name'],mks[t['dir']])
         if ok: bstat[k]={'ok':True}
         else:
@@ -280,7 +326,7 @@ EOF
 }
 
 case "${1:-all}" in
-  build) build_util; driver build ;;
+  build) build_util; driver build "${2:-}" ;;
   run)   driver run "${2:-}" ;;
   all)   build_util; driver all ;;
 esac
