@@ -293,3 +293,48 @@ void mpi_ialltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispl
     f_a2aw_free(&w);
 }
 F_PMPI(ialltoallw)
+
+/* ---- neighbourhood collectives (Neighbor_alltoallw and its non-blocking form are not bound:
+ * their type arrays are as long as the topology's degrees) --------------------------------------- */
+
+F_ALL(neighbor_allgather, MPI_Neighbor_allgather)
+F_ALL(neighbor_alltoall, MPI_Neighbor_alltoall)
+F_IALL(ineighbor_allgather, MPI_Ineighbor_allgather)
+F_IALL(ineighbor_alltoall, MPI_Ineighbor_alltoall)
+
+void mpi_neighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                              void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                              MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Neighbor_allgatherv(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf),
+                                    recvcounts, displs, T(recvtype), C(comm));
+}
+F_PMPI(neighbor_allgatherv)
+
+void mpi_ineighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                               void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                               MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Ineighbor_allgatherv(f_buf(sendbuf), *sendcount, T(sendtype), f_buf(recvbuf),
+                                     recvcounts, displs, T(recvtype), C(comm), &r_));
+}
+F_PMPI(ineighbor_allgatherv)
+
+void mpi_neighbor_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+                             MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                             MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Neighbor_alltoallv(f_buf(sendbuf), sendcounts, sdispls, T(sendtype), f_buf(recvbuf),
+                                   recvcounts, rdispls, T(recvtype), C(comm));
+}
+F_PMPI(neighbor_alltoallv)
+
+void mpi_ineighbor_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+                              MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                              MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                              MPI_Fint *request, MPI_Fint *ierr)
+{
+    REQ_OUT(MPI_Ineighbor_alltoallv(f_buf(sendbuf), sendcounts, sdispls, T(sendtype),
+                                    f_buf(recvbuf), recvcounts, rdispls, T(recvtype), C(comm), &r_));
+}
+F_PMPI(ineighbor_alltoallv)

@@ -434,3 +434,42 @@ void mpi_type_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
         free(t);
 }
 F_PMPI(type_struct)
+
+/* ---- MPI_Count forms (INTEGER(KIND=MPI_COUNT_KIND)) and distributed arrays ------------------- */
+
+void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_size_x(T(datatype), size);
+}
+F_PMPI(type_size_x)
+
+void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_extent_x(T(datatype), lb, extent);
+}
+F_PMPI(type_get_extent_x)
+
+void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent,
+                                 MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_true_extent_x(T(datatype), true_lb, true_extent);
+}
+F_PMPI(type_get_true_extent_x)
+
+void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+    MPI_Status s;
+    memcpy(&s, status, sizeof s);
+    *ierr = MPI_Get_elements_x(&s, T(datatype), count);
+}
+F_PMPI(get_elements_x)
+
+void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
+                             MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs,
+                             MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order,
+                             MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    TYPE_OUT(MPI_Type_create_darray(*size, *rank, *ndims, array_of_gsizes, array_of_distribs,
+                                    array_of_dargs, array_of_psizes, *order, T(oldtype), &t_));
+}
+F_PMPI(type_create_darray)

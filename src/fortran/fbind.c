@@ -209,3 +209,23 @@ double mpi_wtime_(void) { return MPI_Wtime(); }
 F_PMPI(wtime)
 double mpi_wtick_(void) { return MPI_Wtick(); }
 F_PMPI(wtick)
+
+/* MPI_PCONTROL(LEVEL): Fortran passes only the level (credo's Pcontrol does nothing with it). */
+void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr) { *ierr = MPI_Pcontrol(*level); }
+F_PMPI(pcontrol)
+
+void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr)
+{
+    MPI_Comm p = MPI_COMM_NULL;
+    *ierr = MPI_Comm_get_parent(&p);
+    *parent = MPI_Comm_c2f(p);
+}
+F_PMPI(comm_get_parent)
+
+void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    *ierr = MPI_Comm_disconnect(&c);
+    *comm = MPI_Comm_c2f(c);
+}
+F_PMPI(comm_disconnect)

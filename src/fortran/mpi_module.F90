@@ -405,6 +405,94 @@ module mpi
       integer, intent(inout) :: position
       integer, intent(out) :: ierror
     end subroutine
+    subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, comm
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, comm
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, comm
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, comm
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvtype, comm
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: displs(*)
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvtype, comm
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: displs(*)
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendtype, recvtype, comm
+      integer, intent(in) :: sendcounts(*)
+      integer, intent(in) :: sdispls(*)
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: rdispls(*)
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendtype, recvtype, comm
+      integer, intent(in) :: sendcounts(*)
+      integer, intent(in) :: sdispls(*)
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: rdispls(*)
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
   end interface
   ! The choice-buffer routines of MPI-IO and one-sided communication, in files of their own.
   include 'mpi_iface_io.inc'

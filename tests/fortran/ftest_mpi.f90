@@ -246,6 +246,9 @@ program ftest_mpi
   call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, .false., cart, ierr)
   call MPI_Cart_shift(cart, 0, 1, src, dst, ierr)
   call check(src == left .and. dst == right, 'Cart_shift on a periodic ring')
+  ipair = -1
+  call MPI_Neighbor_allgather(rank, 1, MPI_INTEGER, ipair, 1, MPI_INTEGER, cart, ierr)
+  call check(ipair(1) == left .and. ipair(2) == right, 'Neighbor_allgather on the ring')
   call MPI_Comm_free(cart, ierr)
 
   ! Attribute caching with Fortran callbacks: Comm_dup runs the copy, Comm_free the delete.
