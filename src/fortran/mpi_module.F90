@@ -493,6 +493,182 @@ module mpi
       integer, intent(out) :: request
       integer, intent(out) :: ierror
     end subroutine
+    subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count, datatype, root, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count, datatype, op, root, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count, datatype, op, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count, datatype, op, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count, datatype, op, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+        info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount, datatype, op, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: datatype, op, comm, info
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, root, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, root, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, comm, info
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvtype, root, comm, info
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: displs(*)
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendtype, recvcount, recvtype, root, comm, info
+      integer, intent(in) :: sendcounts(*)
+      integer, intent(in) :: displs(*)
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, sendtype, recvtype, comm, info
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: displs(*)
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendtype, recvtype, comm, info
+      integer, intent(in) :: sendcounts(*)
+      integer, intent(in) :: sdispls(*)
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: rdispls(*)
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+        ierror)
+      import :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), intent(in) :: buf
+      integer, intent(in) :: partitions, datatype, dest, tag, comm, info
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
+    subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
+        ierror)
+      import :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: partitions, datatype, source, tag, comm, info
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine
   end interface
   ! The choice-buffer routines of MPI-IO and one-sided communication, in files of their own.
   include 'mpi_iface_io.inc'
