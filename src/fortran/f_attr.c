@@ -2,14 +2,16 @@
  * procedures (MPI-2 communicator and datatype forms with INTEGER(KIND=MPI_ADDRESS_KIND) values,
  * and MPI-1's MPI_KEYVAL_CREATE with default INTEGERs; windows), set/get/delete, and the predefined
  * callbacks (MPI_COMM_DUP_FN ...) as Fortran-callable procedures. MPI_COMM_GET_ATTR is in
- * f_comm.c.
+ * f_comm.c, MPI_WIN_GET_ATTR in f_win.c.
  *
- * An attribute's Fortran value is kept as the C attribute's void * (the integer as a pointer), so
- * what C returns for a user keyval is the value itself; for the predefined communicator keys C
- * returns a pointer to an int, whose value is the Fortran one. */
+ * Values are set and read through attr.c's Fortran entry points (src/mpi/attr.h): an attribute
+ * remembers whether it was set as a C pointer, a default INTEGER (MPI_ATTR_PUT) or an
+ * address-sized integer, so C reading a Fortran value gets a pointer to the integer and Fortran
+ * reading a C value gets the pointer's address (MPI 4.0 §19.3.7). */
 #include <stdint.h>
 
 #include "fortran/fbind.h"
+#include "mpi/attr.h"
 #include "mpi/mpi_impl.h"
 
 /* Any procedure: each kind of Fortran callback is stored as this and called as its own type. */
@@ -28,9 +30,8 @@ typedef void f_copy1(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
 typedef void f_delete1(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val,
                        MPI_Fint *extra_state, MPI_Fint *ierr);
 
-/* An attribute value as the C pointer, and back. */
+/* An extra state as the C pointer (for C's predefined callbacks, which do not read it). */
 static void *f_val(MPI_Aint v) { return (void *)(intptr_t)v; }
-static MPI_Aint f_aint(const void *p) { return (MPI_Aint)(intptr_t)p; }
 
 /* ---- the predefined callbacks, callable from Fortran (mpif.h declares them EXTERNAL) ---------- */
 
@@ -177,19 +178,23 @@ static struct frec *frec_get(f_proc *copy, f_proc *del, MPI_Aint extra, int mpi1
     return r;
 }
 
-/* obj is the C object's integer handle. The Fortran procedure's IERROR is the callback's return,
- * so a failing procedure fails the C call as a failing C callback would. */
+/* obj is the C object's integer handle. The keyval is marked Fortran (mpi_attr_keyval_fortran),
+ * so attr.c hands `in` and `val` as pointers to the value as an MPI_Aint (whatever form it was set
+ * in) and takes the copy back as an MPI_Aint through `out`; the MPI-1 procedures see it truncated
+ * to a default INTEGER, and their result is sign-extended. The Fortran procedure's IERROR is the
+ * callback's return, so a failing procedure fails the C call as a failing C callback would. */
 static int tr_copy(const struct frec *r, MPI_Fint obj, int keyval, void *in, void *out, int *flag)
 {
     MPI_Fint k = keyval, f = 0, ierr = MPI_SUCCESS;
+    MPI_Aint ain = *(const MPI_Aint *)in;
     if (r->mpi1) {
-        MPI_Fint e = (MPI_Fint)r->extra, vin = (MPI_Fint)f_aint(in), vout = 0;
+        MPI_Fint e = (MPI_Fint)r->extra, vin = (MPI_Fint)ain, vout = 0;
         ((f_copy1 *)r->copy)(&obj, &k, &e, &vin, &vout, &f, &ierr);
-        *(void **)out = f_val(vout);
+        *(MPI_Aint *)out = vout;
     } else {
-        MPI_Aint e = r->extra, vin = f_aint(in), vout = 0;
+        MPI_Aint e = r->extra, vin = ain, vout = 0;
         ((f_copy2 *)r->copy)(&obj, &k, &e, &vin, &vout, &f, &ierr);
-        *(void **)out = f_val(vout);
+        *(MPI_Aint *)out = vout;
     }
     *flag = f != 0;
     return ierr;
@@ -198,11 +203,12 @@ static int tr_copy(const struct frec *r, MPI_Fint obj, int keyval, void *in, voi
 static int tr_delete(const struct frec *r, MPI_Fint obj, int keyval, void *val)
 {
     MPI_Fint k = keyval, ierr = MPI_SUCCESS;
+    MPI_Aint aval = *(const MPI_Aint *)val;
     if (r->mpi1) {
-        MPI_Fint e = (MPI_Fint)r->extra, v = (MPI_Fint)f_aint(val);
+        MPI_Fint e = (MPI_Fint)r->extra, v = (MPI_Fint)aval;
         ((f_delete1 *)r->del)(&obj, &k, &v, &e, &ierr);
     } else {
-        MPI_Aint e = r->extra, v = f_aint(val);
+        MPI_Aint e = r->extra, v = aval;
         ((f_delete2 *)r->del)(&obj, &k, &v, &e, &ierr);
     }
     return ierr;
@@ -238,7 +244,8 @@ static int win_delete_tr(MPI_Win win, int keyval, void *val, void *extra)
 enum kv_form { KV_COMM2, KV_COMM1, KV_TYPE2, KV_WIN2 };
 
 /* The create_keyval bindings: C's predefined callbacks for the predefined procedures, the
- * trampolines (and a record) for the others. */
+ * trampolines (and a record) for the others; the keyval is marked Fortran, so attr.c hands its
+ * callbacks the Fortran value (C's predefined ones do not read it, or copy it as it is). */
 static int create_keyval(enum kv_form form, f_proc *copy, f_proc *del, MPI_Fint *keyval,
                          MPI_Aint extra)
 {
@@ -271,8 +278,10 @@ static int create_keyval(enum kv_form form, f_proc *copy, f_proc *del, MPI_Fint 
         rc = form == KV_COMM1 ? MPI_Keyval_create(c, d, &k, state)
                               : MPI_Comm_create_keyval(c, d, &k, state);
     }
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        mpi_attr_keyval_fortran(k, form == KV_COMM1 ? ATTR_FINT : ATTR_FAINT);
         *keyval = k;
+    }
     return rc;
 }
 
@@ -297,7 +306,7 @@ F_PMPI(comm_free_keyval)
 void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val,
                         MPI_Fint *ierr)
 {
-    *ierr = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *comm_keyval, f_val(*attribute_val));
+    *ierr = mpi_attr_comm_fset(MPI_Comm_f2c(*comm), *comm_keyval, ATTR_FAINT, *attribute_val);
 }
 F_PMPI(comm_set_attr)
 
@@ -328,20 +337,19 @@ F_PMPI(type_free_keyval)
 void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val,
                         MPI_Fint *ierr)
 {
-    *ierr = MPI_Type_set_attr(MPI_Type_f2c(*datatype), *type_keyval, f_val(*attribute_val));
+    *ierr = mpi_attr_type_fset(MPI_Type_f2c(*datatype), *type_keyval, *attribute_val);
 }
 F_PMPI(type_set_attr)
 
-/* There are no predefined datatype keys: C hands out the value itself. */
 void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val,
                         MPI_Fint *flag, MPI_Fint *ierr)
 {
-    void *v = NULL;
+    MPI_Aint v = 0;
     int f = 0;
-    *ierr = MPI_Type_get_attr(MPI_Type_f2c(*datatype), *type_keyval, &v, &f);
+    *ierr = mpi_attr_type_fget(MPI_Type_f2c(*datatype), *type_keyval, &v, &f);
     *flag = f_logical(f);
     if (*ierr == MPI_SUCCESS && f)
-        *attribute_val = f_aint(v);
+        *attribute_val = v;
 }
 F_PMPI(type_get_attr)
 
@@ -370,7 +378,7 @@ F_PMPI(win_free_keyval)
 
 void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = MPI_Win_set_attr(MPI_Win_f2c(*win), *win_keyval, f_val(*attribute_val));
+    *ierr = mpi_attr_win_fset(MPI_Win_f2c(*win), *win_keyval, *attribute_val);
 }
 F_PMPI(win_set_attr)
 
@@ -399,7 +407,7 @@ F_PMPI(keyval_free)
 
 void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = MPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, f_val(*attribute_val));
+    *ierr = mpi_attr_comm_fset(MPI_Comm_f2c(*comm), *keyval, ATTR_FINT, *attribute_val);
 }
 F_PMPI(attr_put)
 
@@ -407,26 +415,12 @@ F_PMPI(attr_put)
 void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag,
                    MPI_Fint *ierr)
 {
-    void *v = NULL;
+    MPI_Aint v = 0;
     int f = 0;
-    *ierr = MPI_Attr_get(MPI_Comm_f2c(*comm), *keyval, &v, &f);
+    *ierr = mpi_attr_comm_fget(MPI_Comm_f2c(*comm), *keyval, &v, &f);
     *flag = f_logical(f);
-    if (*ierr != MPI_SUCCESS || !f)
-        return;
-    switch (*keyval) {
-    case MPI_TAG_UB:
-    case MPI_HOST:
-    case MPI_IO:
-    case MPI_WTIME_IS_GLOBAL:
-    case MPI_APPNUM:
-    case MPI_UNIVERSE_SIZE:
-    case MPI_LASTUSEDCODE:
-        *attribute_val = *(const int *)v;
-        break;
-    default:
-        *attribute_val = (MPI_Fint)f_aint(v);
-        break;
-    }
+    if (*ierr == MPI_SUCCESS && f)
+        *attribute_val = (MPI_Fint)v;
 }
 F_PMPI(attr_get)
 

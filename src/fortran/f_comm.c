@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "fortran/fbind.h"
+#include "mpi/attr.h"
 
 #define C(f) MPI_Comm_f2c(*(f))
 #define G(f) MPI_Group_f2c(*(f))
@@ -533,31 +534,17 @@ F_PMPI(dist_graph_neighbors)
 
 /* ---- attributes ------------------------------------------------------------------------------- */
 
-/* C hands out a pointer: for the predefined keys, to an int, whose value the Fortran caller gets;
- * for the others, the attribute value itself, which is returned as an integer. */
+/* attr.c reads the value in the form it was set in (src/mpi/attr.h): a C pointer's address, a
+ * Fortran integer's value, a predefined key's value. */
 void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val,
                         MPI_Fint *flag, MPI_Fint *ierr)
 {
-    void *v = NULL;
+    MPI_Aint v = 0;
     int f = 0;
-    *ierr = MPI_Comm_get_attr(C(comm), *comm_keyval, &v, &f);
+    *ierr = mpi_attr_comm_fget(C(comm), *comm_keyval, &v, &f);
     *flag = f_logical(f);
-    if (*ierr != MPI_SUCCESS || !f)
-        return;
-    switch (*comm_keyval) {
-    case MPI_TAG_UB:
-    case MPI_HOST:
-    case MPI_IO:
-    case MPI_WTIME_IS_GLOBAL:
-    case MPI_APPNUM:
-    case MPI_UNIVERSE_SIZE:
-    case MPI_LASTUSEDCODE:
-        *attribute_val = *(const int *)v;
-        break;
-    default:
-        *attribute_val = (MPI_Aint)(intptr_t)v;
-        break;
-    }
+    if (*ierr == MPI_SUCCESS && f)
+        *attribute_val = v;
 }
 F_PMPI(comm_get_attr)
 

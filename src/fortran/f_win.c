@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fortran/fbind.h"
+#include "mpi/attr.h"
 
 #define W(f) MPI_Win_f2c(*(f))
 #define T(f) MPI_Type_f2c(*(f))
@@ -118,32 +119,18 @@ void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_F
 }
 F_PMPI(win_get_name)
 
-/* C hands out, for MPI_WIN_BASE, the base address itself; for MPI_WIN_SIZE, a pointer to an
- * MPI_Aint; for MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL, a pointer to an int
- * (win.c, win_predefined_attr); for the other keys, the attribute value itself. The Fortran
- * caller gets the value as an integer in each case. */
+/* attr.c gives the value as an integer (src/mpi/attr.h): MPI_WIN_BASE's address, the other
+ * predefined keys' values, a user key's value in the form it was set in (a C pointer's address, a
+ * Fortran integer's value). */
 void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val,
                        MPI_Fint *flag, MPI_Fint *ierr)
 {
-    void *v = NULL;
+    MPI_Aint v = 0;
     int f = 0;
-    *ierr = MPI_Win_get_attr(W(win), *win_keyval, &v, &f);
+    *ierr = mpi_attr_win_fget(W(win), *win_keyval, &v, &f);
     *flag = f_logical(f);
-    if (*ierr != MPI_SUCCESS || !f)
-        return;
-    switch (*win_keyval) {
-    case MPI_WIN_SIZE:
-        *attribute_val = *(const MPI_Aint *)v;
-        break;
-    case MPI_WIN_DISP_UNIT:
-    case MPI_WIN_CREATE_FLAVOR:
-    case MPI_WIN_MODEL:
-        *attribute_val = *(const int *)v;
-        break;
-    default: /* MPI_WIN_BASE and the user keys */
-        *attribute_val = f_addr(v);
-        break;
-    }
+    if (*ierr == MPI_SUCCESS && f)
+        *attribute_val = v;
 }
 F_PMPI(win_get_attr)
 

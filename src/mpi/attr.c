@@ -1,9 +1,12 @@
 /* src/mpi/attr.c — attribute caching on communicators, datatypes and windows: keyvals with their
- * copy/delete callbacks, set/get/delete, copying on dup, deleting on free and at MPI_Finalize. */
+ * copy/delete callbacks, set/get/delete, copying on dup, deleting on free and at MPI_Finalize.
+ * Values keep the language form they were set in (C pointer, Fortran INTEGER, Fortran
+ * address-sized integer), so each language reads them as the standard says (attr.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mpi/attr.h"
 #include "mpi/dt_build.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/win_impl.h"
@@ -29,17 +32,60 @@ typedef struct keyval {
         MPI_Win_delete_attr_function *win;
     } del;
     void *extra;
+    enum attr_form lang; /* its callbacks' form: ATTR_C, or mpi_attr_keyval_fortran's */
     int refs;      /* the user's handle (until the free_keyval call) plus one per attribute */
     int freed;     /* the free_keyval call was made: the number is dead for the user */
 } keyval;
 
+/* An attribute value in one of the forms of attr.h. */
+typedef union attr_val {
+    void *ptr;     /* ATTR_C */
+    MPI_Fint fint; /* ATTR_FINT */
+    MPI_Aint aint; /* ATTR_FAINT */
+} attr_val;
+
 /* One cached value. An object's list is newest first, so deleting from the head deletes in the
- * reverse order of setting (what libraries stacking finalize hooks on COMM_SELF expect). */
+ * reverse order of setting (what libraries stacking finalize hooks on COMM_SELF expect). A value
+ * set from Fortran lives in `v` itself, which C's get calls point into. */
 struct credo_attr {
     struct credo_attr *next;
     int keyval;
-    void *val;
+    enum attr_form form;
+    attr_val v;
 };
+
+/* The value as C's get calls hand it out: the pointer C set, or a pointer to the integer Fortran
+ * set (valid while the attribute stays cached). */
+static void *attr_c(struct credo_attr *a)
+{
+    switch (a->form) {
+    case ATTR_FINT: return &a->v.fint;
+    case ATTR_FAINT: return &a->v.aint;
+    default: return a->v.ptr;
+    }
+}
+
+/* The value as Fortran's MPI-2 get calls give it: a C pointer's address, an INTEGER
+ * sign-extended, an address-sized integer as it is. */
+static MPI_Aint attr_aint(const struct credo_attr *a)
+{
+    switch (a->form) {
+    case ATTR_FINT: return a->v.fint;
+    case ATTR_FAINT: return a->v.aint;
+    default: return (MPI_Aint)(intptr_t)a->v.ptr;
+    }
+}
+
+static int attr_same_value(const struct credo_attr *a, const struct credo_attr *b)
+{
+    if (a->form != b->form)
+        return 0;
+    switch (a->form) {
+    case ATTR_FINT: return a->v.fint == b->v.fint;
+    case ATTR_FAINT: return a->v.aint == b->v.aint;
+    default: return a->v.ptr == b->v.ptr;
+    }
+}
 
 static keyval **kv_table;
 static int kv_n, kv_cap;
@@ -113,6 +159,56 @@ static int kv_call_delete(const keyval *v, void *obj, int k, void *val)
     }
 }
 
+/* Bumped by the predefined MPI_*_DUP_FN: a copy callback that called one and handed back the
+ * value it was given copies the attribute as it is, in its own form (attr_call_copy). Counting
+ * calls instead of comparing the callback's address also recognises the programs' own copies of
+ * that address (a non-PIE program's canonical PLT address of credo_comm_dup_fn is not the one
+ * libcredo sees) and callbacks that end by calling MPI_COMM_DUP_FN. */
+static unsigned dup_fn_calls;
+
+/* Runs v's copy callback for the attribute `a` of obj (a snapshot, attrs_copy) and, when it asks
+ * for a copy (*flag), fills in the copy's form and value in *out. The callback gets the value in
+ * its language's form (attr.h); a C callback given a Fortran value gets a pointer to `live`'s
+ * integer (the attribute as obj still caches it, NULL if gone) while that still holds the
+ * snapshot's value, else to the snapshot's. */
+static int attr_call_copy(const keyval *v, void *obj, int k, struct credo_attr *a,
+                          struct credo_attr *live, struct credo_attr *out, int *flag)
+{
+    union {
+        void *ptr;
+        MPI_Aint aint;
+    } res = {NULL};
+    MPI_Aint fval = attr_aint(a);
+    struct credo_attr *src = live != NULL && attr_same_value(live, a) ? live : a;
+    void *in = v->lang == ATTR_C ? attr_c(src) : &fval;
+    unsigned dups = dup_fn_calls;
+    *flag = 0;
+    int rc = kv_call_copy(v, obj, k, in, &res, flag);
+    if (rc != MPI_SUCCESS || !*flag)
+        return rc;
+    if (dup_fn_calls != dups && res.ptr == in) {
+        out->form = a->form;
+        out->v = a->v;
+    } else if (v->lang == ATTR_C) {
+        out->form = ATTR_C;
+        out->v.ptr = res.ptr;
+    } else if (v->lang == ATTR_FINT) {
+        out->form = ATTR_FINT;
+        out->v.fint = (MPI_Fint)res.aint; /* the MPI-1 procedure's INTEGER, sign-extended back */
+    } else {
+        out->form = ATTR_FAINT;
+        out->v.aint = res.aint;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Runs v's delete callback for attribute a of obj, the value in the callback's form. */
+static int attr_call_delete(const keyval *v, void *obj, int k, struct credo_attr *a)
+{
+    MPI_Aint fval = attr_aint(a);
+    return kv_call_delete(v, obj, k, v->lang == ATTR_C ? attr_c(a) : &fval);
+}
+
 /* Raises an attribute call's error through the handler of the object it is about: the window's
  * for a window keyval, else the communicator's (the world's for NULL, as for datatypes). */
 static int attr_error(enum kv_kind kind, void *errobj, int code, const char *fn, const char *fmt,
@@ -141,6 +237,7 @@ int credo_comm_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *att
                       void *attribute_val_out, int *flag)
 {
     (void)oldcomm, (void)keyval, (void)extra_state;
+    dup_fn_calls++;
     *(void **)attribute_val_out = attribute_val_in;
     *flag = 1;
     return MPI_SUCCESS;
@@ -164,6 +261,7 @@ int credo_type_dup_fn(MPI_Datatype oldtype, int keyval, void *extra_state, void 
                       void *attribute_val_out, int *flag)
 {
     (void)oldtype, (void)keyval, (void)extra_state;
+    dup_fn_calls++;
     *(void **)attribute_val_out = attribute_val_in;
     *flag = 1;
     return MPI_SUCCESS;
@@ -188,6 +286,7 @@ int credo_win_dup_fn(MPI_Win oldwin, int keyval, void *extra_state, void *attrib
                      void *attribute_val_out, int *flag)
 {
     (void)oldwin, (void)keyval, (void)extra_state;
+    dup_fn_calls++;
     *(void **)attribute_val_out = attribute_val_in;
     *flag = 1;
     return MPI_SUCCESS;
@@ -209,12 +308,13 @@ static struct credo_attr *attr_find(struct credo_attr *list, int k)
     return NULL;
 }
 
-/* Runs the copy callbacks of the attributes in `list` (of object `old`) and caches the results
- * in *dst (oldest first, so the copy's list keeps the same order). 0 or the first callback's
- * error; on error *dst keeps what was copied so far, for the caller to delete. The callbacks see
- * a snapshot of the keys and values, so one that deletes attributes of `old` harms nothing. */
-static int attrs_copy(void *old, struct credo_attr *list, struct credo_attr **dst)
+/* Runs the copy callbacks of the attributes in old's list *head and caches the results in *dst
+ * (oldest first, so the copy's list keeps the same order). 0 or the first callback's error; on
+ * error *dst keeps what was copied so far, for the caller to delete. The callbacks see a snapshot
+ * of the keys and values, so one that deletes attributes of `old` harms nothing. */
+static int attrs_copy(void *old, struct credo_attr *const *head, struct credo_attr **dst)
 {
+    struct credo_attr *list = *head;
     int n = 0;
     for (struct credo_attr *a = list; a != NULL; a = a->next)
         n++;
@@ -230,18 +330,19 @@ static int attrs_copy(void *old, struct credo_attr *list, struct credo_attr **ds
     for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
         int k = snap[i].keyval;
         keyval *v = kv_get(k);
-        void *out = NULL;
+        struct credo_attr out = {NULL, k, ATTR_C, {NULL}};
         int flag = 0;
         if (v == NULL)
             continue; /* an earlier callback deleted the attribute and freed its keyval */
         v->refs++; /* the callback may free the keyval and delete the attribute */
-        rc = kv_call_copy(v, old, k, snap[i].val, &out, &flag);
+        rc = attr_call_copy(v, old, k, &snap[i], attr_find(*head, k), &out, &flag);
         if (rc == MPI_SUCCESS && flag) {
             struct credo_attr *c = malloc(sizeof *c);
             if (c == NULL) {
                 rc = MPI_ERR_NO_MEM;
             } else {
-                *c = (struct credo_attr){*dst, k, out};
+                out.next = *dst;
+                *c = out;
                 *dst = c;
                 v->refs++;
             }
@@ -262,7 +363,7 @@ static int attr_drop(void *obj, struct credo_attr **head, struct credo_attr **li
 {
     struct credo_attr *a = *link;
     *link = a->next;
-    int rc = kv_call_delete(kv_get(a->keyval), obj, a->keyval, a->val);
+    int rc = attr_call_delete(kv_get(a->keyval), obj, a->keyval, a);
     if (rc != MPI_SUCCESS && keep_on_error && attr_find(*head, a->keyval) == NULL) {
         a->next = *head;
         *head = a;
@@ -296,10 +397,10 @@ static void attrs_discard(struct credo_attr *a)
     }
 }
 
-/* set_attr of user keyval k (valid, of obj's kind) on obj's list *head; errors are raised as fn's
- * through the handler of errobj (attr_error). */
-static int attr_set(void *obj, struct credo_attr **head, int k, void *val, const char *fn,
-                    void *errobj)
+/* set_attr of user keyval k (valid, of obj's kind) on obj's list *head, the value in `form`;
+ * errors are raised as fn's through the handler of errobj (attr_error). */
+static int attr_set(void *obj, struct credo_attr **head, int k, enum attr_form form, attr_val val,
+                    const char *fn, void *errobj)
 {
     keyval *v = kv_get(k);
     enum kv_kind kind = v->kind;
@@ -307,13 +408,14 @@ static int attr_set(void *obj, struct credo_attr **head, int k, void *val, const
     if (a != NULL) {
         /* As if delete_attr ran first: the old value's delete callback, then the new value in the
          * same place. A failing callback leaves the old value. */
-        int rc = kv_call_delete(v, obj, k, a->val);
+        int rc = attr_call_delete(v, obj, k, a);
         if (rc != MPI_SUCCESS)
             return attr_error(kind, errobj, rc, fn, "delete callback of keyval %d failed (%d)", k, rc);
         /* The callback may have deleted this very attribute (freeing `a`) or other ones, or
          * freed the keyval: look again instead of writing through `a`. */
         if ((a = attr_find(*head, k)) != NULL) {
-            a->val = val;
+            a->form = form;
+            a->v = val;
             return MPI_SUCCESS;
         }
         if (kv_get(k) == NULL || kv_get(k)->freed)
@@ -324,7 +426,7 @@ static int attr_set(void *obj, struct credo_attr **head, int k, void *val, const
     a = malloc(sizeof *a);
     if (a == NULL)
         return attr_error(kind, errobj, MPI_ERR_NO_MEM, fn, "out of memory");
-    *a = (struct credo_attr){*head, k, val};
+    *a = (struct credo_attr){*head, k, form, val};
     *head = a;
     kv_get(k)->refs++;
     return MPI_SUCCESS;
@@ -435,7 +537,7 @@ static void tt_prune(MPI_Datatype dt)
 
 int mpi_attr_copy_all(MPI_Comm comm, MPI_Comm dup)
 {
-    return attrs_copy(comm, comm->attrs, &dup->attrs);
+    return attrs_copy(comm, &comm->attrs, &dup->attrs);
 }
 
 int mpi_attr_delete_all(MPI_Comm comm)
@@ -475,12 +577,13 @@ void mpi_attr_finalize(void)
     kv_n = kv_cap = 0;
 }
 
-/* The user attribute behind (comm, keyval) for MPI_Comm_get_attr: 1 and *val if set. */
+/* The user attribute behind (comm, keyval) for MPI_Comm_get_attr: 1 and *val (in C's form) if
+ * set. */
 int mpi_attr_lookup(MPI_Comm comm, int k, void **val)
 {
     struct credo_attr *a = attr_find(comm->attrs, k);
     if (a != NULL)
-        *val = a->val;
+        *val = attr_c(a);
     return a != NULL;
 }
 
@@ -499,7 +602,7 @@ int dt_attr_copy(MPI_Datatype old, MPI_Datatype dup)
     if (to == NULL)
         return MPI_ERR_NO_MEM;
     tt_busy++;
-    int rc = attrs_copy(old, from->attrs, &to->attrs);
+    int rc = attrs_copy(old, &from->attrs, &to->attrs);
     tt_busy--;
     tt_prune(dup);
     return rc;
@@ -618,10 +721,10 @@ int MPI_Comm_free_keyval(int *comm_keyval)
     return kv_free(KV_COMM, comm_keyval, fn);
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+/* MPI_Comm_set_attr, and Fortran's MPI_COMM_SET_ATTR and MPI_ATTR_PUT (mpi_attr_comm_fset). */
+static int comm_set(MPI_Comm comm, int comm_keyval, enum attr_form form, attr_val val,
+                    const char *fn)
 {
-    MPI_ENTER();
-    static const char fn[] = "MPI_Comm_set_attr";
     READY_CHECK(fn);
     if (!comm_ok(comm))
         return mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
@@ -629,7 +732,14 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
         return mpi_error(comm, MPI_ERR_KEYVAL, fn, "keyval %d %s", comm_keyval,
                          is_predefined_key(comm_keyval) ? "is predefined: it cannot be set"
                                                         : kv_why(comm_keyval, KV_COMM));
-    return attr_set(comm, &comm->attrs, comm_keyval, attribute_val, fn, comm);
+    return attr_set(comm, &comm->attrs, comm_keyval, form, val, fn, comm);
+}
+
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    MPI_ENTER();
+    return comm_set(comm, comm_keyval, ATTR_C, (attr_val){.ptr = attribute_val},
+                    "MPI_Comm_set_attr");
 }
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
@@ -673,9 +783,9 @@ int MPI_Type_free_keyval(int *type_keyval)
     return kv_free(KV_TYPE, type_keyval, fn);
 }
 
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+/* MPI_Type_set_attr, and Fortran's MPI_TYPE_SET_ATTR (mpi_attr_type_fset). */
+static int type_set(MPI_Datatype datatype, int type_keyval, enum attr_form form, attr_val val)
 {
-    MPI_ENTER();
     static const char fn[] = "MPI_Type_set_attr";
     READY_CHECK(fn);
     if (!dt_live(datatype))
@@ -687,10 +797,16 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
     if (e == NULL)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     tt_busy++;
-    int rc = attr_set(datatype, &e->attrs, type_keyval, attribute_val, fn, NULL);
+    int rc = attr_set(datatype, &e->attrs, type_keyval, form, val, fn, NULL);
     tt_busy--;
     tt_prune(datatype);
     return rc;
+}
+
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    MPI_ENTER();
+    return type_set(datatype, type_keyval, ATTR_C, (attr_val){.ptr = attribute_val});
 }
 
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
@@ -707,9 +823,9 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
                          kv_why(type_keyval, KV_TYPE));
     type_entry *e = tt_find(datatype);
     struct credo_attr *a = e != NULL ? attr_find(e->attrs, type_keyval) : NULL;
-    /* The value itself, not a pointer to it (there are no predefined datatype keys). */
+    /* The value as C sees it (there are no predefined datatype keys). */
     if (a != NULL)
-        *(void **)attribute_val = a->val;
+        *(void **)attribute_val = attr_c(a);
     *flag = a != NULL;
     return MPI_SUCCESS;
 }
@@ -788,15 +904,21 @@ int MPI_Win_free_keyval(int *win_keyval)
     return kv_free(KV_WIN, win_keyval, fn);
 }
 
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+/* MPI_Win_set_attr, and Fortran's MPI_WIN_SET_ATTR (mpi_attr_win_fset). */
+static int win_set(MPI_Win win, int win_keyval, enum attr_form form, attr_val val)
 {
-    MPI_ENTER();
     static const char fn[] = "MPI_Win_set_attr";
     WIN_CHECK(fn, win);
     if (kv_user(win_keyval, KV_WIN) == NULL)
         return win_error(win, MPI_ERR_KEYVAL, fn, "keyval %d %s", win_keyval,
                          kv_why(win_keyval, KV_WIN));
-    return attr_set(win, &win->attrs, win_keyval, attribute_val, fn, win);
+    return attr_set(win, &win->attrs, win_keyval, form, val, fn, win);
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    MPI_ENTER();
+    return win_set(win, win_keyval, ATTR_C, (attr_val){.ptr = attribute_val});
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
@@ -813,7 +935,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
                          kv_why(win_keyval, KV_WIN));
     struct credo_attr *a = attr_find(win->attrs, win_keyval);
     if (a != NULL)
-        *(void **)attribute_val = a->val;
+        *(void **)attribute_val = attr_c(a);
     *flag = a != NULL;
     return MPI_SUCCESS;
 }
@@ -835,6 +957,93 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 int mpi_attr_win_free(MPI_Win win)
 {
     return attrs_delete_all(win, &win->attrs);
+}
+
+/* ---- the Fortran forms (attr.h; the bindings are in src/fortran) ---- */
+
+void mpi_attr_keyval_fortran(int k, enum attr_form form)
+{
+    keyval *v = kv_get(k);
+    if (v != NULL)
+        v->lang = form;
+}
+
+int mpi_attr_comm_fset(MPI_Comm comm, int k, enum attr_form form, MPI_Aint val)
+{
+    MPI_ENTER();
+    if (form == ATTR_FINT)
+        return comm_set(comm, k, ATTR_FINT, (attr_val){.fint = (MPI_Fint)val}, "MPI_Attr_put");
+    return comm_set(comm, k, ATTR_FAINT, (attr_val){.aint = val}, "MPI_Comm_set_attr");
+}
+
+int mpi_attr_type_fset(MPI_Datatype dt, int k, MPI_Aint val)
+{
+    MPI_ENTER();
+    return type_set(dt, k, ATTR_FAINT, (attr_val){.aint = val});
+}
+
+int mpi_attr_win_fset(MPI_Win win, int k, MPI_Aint val)
+{
+    MPI_ENTER();
+    return win_set(win, k, ATTR_FAINT, (attr_val){.aint = val});
+}
+
+/* The C get call checks the arguments and answers the predefined keys (as pointers to int: the
+ * value is the Fortran one); a user key's value is then read in its own form. */
+int mpi_attr_comm_fget(MPI_Comm comm, int k, MPI_Aint *val, int *flag)
+{
+    MPI_ENTER();
+    void *p = NULL;
+    *flag = 0;
+    int rc = PMPI_Comm_get_attr(comm, k, &p, flag);
+    if (rc != MPI_SUCCESS || !*flag)
+        return rc;
+    if (is_predefined_key(k)) {
+        *val = *(const int *)p;
+    } else {
+        struct credo_attr *a = attr_find(comm->attrs, k);
+        *val = a != NULL ? attr_aint(a) : (MPI_Aint)(intptr_t)p;
+    }
+    return MPI_SUCCESS;
+}
+
+int mpi_attr_type_fget(MPI_Datatype dt, int k, MPI_Aint *val, int *flag)
+{
+    MPI_ENTER();
+    void *p = NULL;
+    *flag = 0;
+    int rc = PMPI_Type_get_attr(dt, k, &p, flag);
+    if (rc != MPI_SUCCESS || !*flag)
+        return rc;
+    type_entry *e = tt_find(dt);
+    struct credo_attr *a = e != NULL ? attr_find(e->attrs, k) : NULL;
+    *val = a != NULL ? attr_aint(a) : (MPI_Aint)(intptr_t)p;
+    return MPI_SUCCESS;
+}
+
+/* C gets MPI_WIN_BASE as the address itself, MPI_WIN_SIZE as a pointer to an MPI_Aint and the
+ * other predefined keys as pointers to int (win.c, win_predefined_attr). */
+int mpi_attr_win_fget(MPI_Win win, int k, MPI_Aint *val, int *flag)
+{
+    MPI_ENTER();
+    void *p = NULL;
+    *flag = 0;
+    int rc = MPI_Win_get_attr(win, k, &p, flag);
+    if (rc != MPI_SUCCESS || !*flag)
+        return rc;
+    switch (k) {
+    case MPI_WIN_BASE: *val = (MPI_Aint)(intptr_t)p; break;
+    case MPI_WIN_SIZE: *val = *(const MPI_Aint *)p; break;
+    case MPI_WIN_DISP_UNIT:
+    case MPI_WIN_CREATE_FLAVOR:
+    case MPI_WIN_MODEL: *val = *(const int *)p; break;
+    default: {
+        struct credo_attr *a = attr_find(win->attrs, k);
+        *val = a != NULL ? attr_aint(a) : (MPI_Aint)(intptr_t)p;
+        break;
+    }
+    }
+    return MPI_SUCCESS;
 }
 
 CREDO_PMPI(MPI_Comm_create_keyval)
