@@ -101,7 +101,8 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
     credo_dt_double_int, credo_dt_long_int, credo_dt_2int, credo_dt_short_int,
     credo_dt_long_double_int, credo_dt_aint, credo_dt_offset, credo_dt_count, credo_dt_packed,
     credo_dt_cxx_bool, credo_dt_cxx_float_complex, credo_dt_cxx_double_complex,
-    credo_dt_cxx_long_double_complex, credo_dt_f_2real, credo_dt_f_2double_precision;
+    credo_dt_cxx_long_double_complex, credo_dt_f_2real, credo_dt_f_2double_precision,
+    credo_dt_f_2integer;
 #define MPI_CHAR (&credo_dt_char)
 #define MPI_SIGNED_CHAR (&credo_dt_signed_char)
 #define MPI_UNSIGNED_CHAR (&credo_dt_unsigned_char)
@@ -140,6 +141,7 @@ extern struct credo_datatype credo_dt_char, credo_dt_signed_char, credo_dt_unsig
 #define MPI_LONG_DOUBLE_INT (&credo_dt_long_double_int)
 #define MPI_2REAL (&credo_dt_f_2real)
 #define MPI_2DOUBLE_PRECISION (&credo_dt_f_2double_precision)
+#define MPI_2INTEGER (&credo_dt_f_2integer)
 #define MPI_AINT (&credo_dt_aint)
 #define MPI_OFFSET (&credo_dt_offset)
 #define MPI_COUNT (&credo_dt_count)
@@ -204,8 +206,9 @@ enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
 enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC = 122, MPI_DISTRIBUTE_NONE = 123 };
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
-/* Datatype constructors as MPI_Type_get_envelope reports them. credo never returns the Fortran
- * ones (F90_*, *_INTEGER); they exist so that portable switch statements compile. */
+/* Datatype constructors as MPI_Type_get_envelope reports them. F90_* are the types of
+ * MPI_Type_create_f90_*; credo never returns the *_INTEGER ones (Fortran's MPI-1 constructors): they
+ * exist so that portable switch statements compile. */
 enum {
     MPI_COMBINER_NAMED = 1,
     MPI_COMBINER_DUP,

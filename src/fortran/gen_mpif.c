@@ -75,8 +75,6 @@ static const struct {
 } aliases[] = {
     {"MPI_LONG_LONG_INT", "MPI_LONG_LONG"},
     {"MPI_C_COMPLEX", "MPI_C_FLOAT_COMPLEX"},
-    /* two default INTEGERs: the layout and the MAXLOC/MINLOC of C's two ints */
-    {"MPI_2INTEGER", "MPI_2INT"},
 };
 
 /* Procedures of libcredo a program names as arguments (f_attr.c): one EXTERNAL line each. */

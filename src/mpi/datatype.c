@@ -3,6 +3,7 @@
 #include <float.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -111,6 +112,8 @@ DT_PAIR(long_double_int, long double, int, B_LDOUBLE_INT, "MPI_LONG_DOUBLE_INT")
 /* Fortran's MAXLOC/MINLOC pairs: two REALs, two DOUBLE PRECISIONs (the index a number too). */
 DT_PAIR(f_2real, float, float, B_2REAL, "MPI_2REAL");
 DT_PAIR(f_2double_precision, double, double, B_2DOUBLE, "MPI_2DOUBLE_PRECISION");
+/* Two default INTEGERs: C's two ints, so MPI_2INT's basic type and MAXLOC/MINLOC kernels. */
+DT_PAIR(f_2integer, int, int, B_2INT, "MPI_2INTEGER");
 
 /* ---- pack / unpack ---- */
 
@@ -943,15 +946,22 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     return mpi_error(NULL, MPI_ERR_ARG, fn, "no type of class %d has size %d", typeclass, size);
 }
 
-/* MPI_Type_create_f90_real/_complex/_integer (MPI 4.0 §19.1.9): the predefined type of the Fortran
- * kind that SELECTED_REAL_KIND(p, r) or SELECTED_INT_KIND(r) would pick, i.e. the one of least
- * precision (range) meeting the request. credo has no Fortran compiler to ask, so the kinds are the
- * C types it has, with precision and range as Fortran's PRECISION and RANGE define them: <float.h>'s
- * *_DIG, and the smaller of the two decimal exponent limits. On x86-64 that is REAL4 (6, 37), REAL8
- * (15, 307) and long double (18, 4931); a 16-byte quad real has no type here (MPI_REAL16 is
+/* MPI_Type_create_f90_real/_complex/_integer (MPI 4.0 §19.1.9): a type of the Fortran kind that
+ * SELECTED_REAL_KIND(p, r) or SELECTED_INT_KIND(r) would pick, i.e. the one of least precision
+ * (range) meeting the request. credo has no Fortran compiler to ask, so the kinds are the C types it
+ * has, with precision and range as Fortran's PRECISION and RANGE define them: <float.h>'s *_DIG, and
+ * the smaller of the two decimal exponent limits. On x86-64 that is REAL4 (6, 37), REAL8 (15, 307)
+ * and long double (18, 4931); a 16-byte quad real has no type here (MPI_REAL16 is
  * MPI_DATATYPE_NULL), so more precision or range is MPI_ERR_ARG, as when no Fortran kind exists.
- * The types returned are the named predefined ones: MPI_Type_free refuses them, and
- * MPI_Type_get_envelope reports MPI_COMBINER_NAMED for them, not the F90 combiners. */
+ *
+ * The standard makes the result predefined but not named: MPI_Type_free refuses it, while
+ * MPI_Type_get_envelope reports MPI_COMBINER_F90_REAL/_COMPLEX/_INTEGER with the p and r asked for
+ * (get_contents hands them back as given, MPI_UNDEFINED included), and a repeated request returns
+ * the same handle. So each distinct (combiner, p, r) gets one copy of the named type it maps to,
+ * kept in the cache below until the runtime shuts down: the same typemap, basic type and flags
+ * (DT_F_PREDEF included, so that data, matching, reductions, RMA and external32 treat it as the
+ * named type, and retain/release leave it alone), plus a constructor record of that combiner with
+ * the integers and no types, and a name of its own. */
 #define F90_RANGE(min10, max10) ((-(min10)) < (max10) ? -(min10) : (max10))
 
 static const struct f90_real_kind {
@@ -963,20 +973,126 @@ static const struct f90_real_kind {
     {LDBL_DIG, F90_RANGE(LDBL_MIN_10_EXP, LDBL_MAX_10_EXP), MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX},
 };
 
+/* The types handed out so far, one per distinct request (p is 0 for integers). Programs ask for a
+ * handful of kinds, so a linear search is enough; the entries live until mpi_dt_finalize. */
+static struct f90_entry {
+    int combiner, p, r;
+    MPI_Datatype type;
+} *f90_cache;
+static size_t f90_n, f90_cap;
+
+static void f90_param(char *buf, size_t n, int v)
+{
+    if (v == MPI_UNDEFINED)
+        snprintf(buf, n, "MPI_UNDEFINED");
+    else
+        snprintf(buf, n, "%d", v);
+}
+
+/* The cached type of (combiner, p, r), made from named on first request. Called under the lock. */
+static int f90_type(const char *fn, int combiner, int p, int r, MPI_Datatype named,
+                    MPI_Datatype *newtype)
+{
+    for (size_t i = 0; i < f90_n; i++)
+        if (f90_cache[i].combiner == combiner && f90_cache[i].p == p && f90_cache[i].r == r) {
+            *newtype = f90_cache[i].type;
+            return MPI_SUCCESS;
+        }
+    if (f90_n == f90_cap) {
+        size_t cap = f90_cap ? 2 * f90_cap : 8;
+        struct f90_entry *v = realloc(f90_cache, cap * sizeof *v);
+        if (v == NULL)
+            return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        f90_cache = v;
+        f90_cap = cap;
+    }
+    const int is_int = combiner == MPI_COMBINER_F90_INTEGER;
+    struct credo_datatype *dt = malloc(sizeof *dt);
+    dt_block *blocks = malloc((size_t)(named->nblocks ? named->nblocks : 1) * sizeof *blocks);
+    char *name = malloc(MPI_MAX_OBJECT_NAME);
+    dt_contents *c = dt_contents_new(combiner, is_int ? 1 : 2, 0, 0);
+    if (dt == NULL || blocks == NULL || name == NULL || c == NULL) {
+        free(dt);
+        free(blocks);
+        free(name);
+        dt_contents_free(c);
+        return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    char ps[16], rs[16];
+    f90_param(ps, sizeof ps, p);
+    f90_param(rs, sizeof rs, r);
+    /* The named type's standard name (not named->name, which a program may have changed), then
+     * the call: "MPI_REAL8 from f90_real(15, MPI_UNDEFINED)", at most 61 characters for the
+     * values MPI_Type_create_f90_* accepts. */
+    static const struct {
+        MPI_Datatype type;
+        const char *name;
+    } names[] = {{MPI_REAL4, "MPI_REAL4"}, {MPI_REAL8, "MPI_REAL8"},
+                 {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"}, {MPI_COMPLEX8, "MPI_COMPLEX8"},
+                 {MPI_COMPLEX16, "MPI_COMPLEX16"},
+                 {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX"},
+                 {MPI_INTEGER1, "MPI_INTEGER1"}, {MPI_INTEGER2, "MPI_INTEGER2"},
+                 {MPI_INTEGER4, "MPI_INTEGER4"}, {MPI_INTEGER8, "MPI_INTEGER8"},
+                 {MPI_INTEGER16, "MPI_INTEGER16"}};
+    const char *base = "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].type == named)
+            base = names[i].name;
+    if (is_int)
+        snprintf(name, MPI_MAX_OBJECT_NAME, "%s from f90_integer(%s)", base, rs);
+    else
+        snprintf(name, MPI_MAX_OBJECT_NAME, "%s from f90_%s(%s, %s)", base,
+                 combiner == MPI_COMBINER_F90_REAL ? "real" : "complex", ps, rs);
+    *dt = *named;
+    memcpy(blocks, named->blocks, (size_t)named->nblocks * sizeof *blocks);
+    dt->blocks = blocks;
+    dt->flags = (uint16_t)((named->flags & ~(DT_F_NAME_OWNED | DT_F_FREED)) | DT_F_PREDEF |
+                           DT_F_COMMITTED | DT_F_NAME_OWNED);
+    dt->refcount = 1;
+    dt->name = name;
+    if (is_int) {
+        c->ints[0] = r;
+    } else {
+        c->ints[0] = p;
+        c->ints[1] = r;
+    }
+    dt->contents = c;
+    f90_cache[f90_n++] = (struct f90_entry){combiner, is_int ? 0 : p, r, dt};
+    *newtype = dt;
+    return MPI_SUCCESS;
+}
+
+/* The runtime shuts down (MPI_Finalize or the last MPI_Session_finalize): the cached types go,
+ * before the attribute tables (dt_release drops the type's attributes from them). */
+void mpi_dt_finalize(void)
+{
+    for (size_t i = 0; i < f90_n; i++) {
+        struct credo_datatype *dt = f90_cache[i].type;
+        dt->flags &= (uint16_t)~DT_F_PREDEF; /* so that dt_release destroys it */
+        dt->refcount = 1;
+        dt_release(dt);
+    }
+    free(f90_cache);
+    f90_cache = NULL;
+    f90_n = f90_cap = 0;
+}
+
 /* p or r may be MPI_UNDEFINED (no constraint), not both; like SELECTED_REAL_KIND, a value below
  * every kind's (a negative one) constrains nothing either. */
 static int f90_real_kind(const char *fn, int p, int r, int want_complex, MPI_Datatype *newtype)
 {
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
     if (newtype == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
     if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "p and r are both MPI_UNDEFINED");
     for (size_t i = 0; i < sizeof f90_reals / sizeof f90_reals[0]; i++)
         if ((p == MPI_UNDEFINED || p <= f90_reals[i].precision) &&
-            (r == MPI_UNDEFINED || r <= f90_reals[i].range)) {
-            *newtype = want_complex ? f90_reals[i].complex : f90_reals[i].real;
-            return MPI_SUCCESS;
-        }
+            (r == MPI_UNDEFINED || r <= f90_reals[i].range))
+            return f90_type(fn, want_complex ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL,
+                            p, r, want_complex ? f90_reals[i].complex : f90_reals[i].real,
+                            newtype);
     return mpi_error(NULL, MPI_ERR_ARG, fn, "no %s type has precision %d and range %d",
                      want_complex ? "complex" : "real", p, r);
 }
@@ -1003,15 +1119,15 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
         int range;
         MPI_Datatype type;
     } ints[] = {{2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}, {38, MPI_INTEGER16}};
+    if (!MPI_READY())
+        return mpi_not_ready(fn);
     if (newtype == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
     if (r == MPI_UNDEFINED)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "r is MPI_UNDEFINED");
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (r <= ints[i].range) {
-            *newtype = ints[i].type;
-            return MPI_SUCCESS;
-        }
+        if (r <= ints[i].range)
+            return f90_type(fn, MPI_COMBINER_F90_INTEGER, 0, r, ints[i].type, newtype);
     return mpi_error(NULL, MPI_ERR_ARG, fn, "no integer type has range %d", r);
 }
 
@@ -1064,7 +1180,7 @@ static long long elems_in_prefix(MPI_Datatype dt, long long bytes)
     if (dt->elem_size != 0)
         return bytes / (long long)dt->elem_size;
     const dt_contents *c = dt->contents;
-    if (c == NULL)
+    if (c == NULL || c->nd == 0) /* a predefined pair, or a record without types (F90 kinds) */
         return (dt->flags & DT_F_PREDEF) ? bytes >= (long long)(dt->size - sizeof(int)) : -1;
     int pieces = c->combiner == MPI_COMBINER_STRUCT ? c->ints[0] : 1;
     long long n = 0;

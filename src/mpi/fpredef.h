@@ -89,6 +89,7 @@
     X(Type, MPI_CXX_DOUBLE_COMPLEX)                                                                \
     X(Type, MPI_CXX_LONG_DOUBLE_COMPLEX)                                                           \
     X(Type, MPI_2REAL)                                                                             \
-    X(Type, MPI_2DOUBLE_PRECISION)
+    X(Type, MPI_2DOUBLE_PRECISION)                                                                 \
+    X(Type, MPI_2INTEGER)
 
 #endif

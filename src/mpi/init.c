@@ -59,6 +59,7 @@ int mpi_runtime_down(const char *fn)
     /* the calling thread's guard still unlocks on its way out: it took the lock on entry */
     credo_lock_set(CREDO_LOCK_FOR_THREADS, 0);
     mpi_comm_finalize();
+    mpi_dt_finalize();
     mpi_attr_finalize();
     if (credo_finalize() != 0)
         return MPI_ERR_OTHER;

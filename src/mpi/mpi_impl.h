@@ -485,6 +485,9 @@ int mpi_attr_keyval_ok(int k);
 int mpi_attr_finalize_comms(void);
 /* Last step of MPI_Finalize: the keyval table. */
 void mpi_attr_finalize(void);
+/* Shut-down, before mpi_attr_finalize: frees the types MPI_Type_create_f90_* handed out
+ * (datatype.c). */
+void mpi_dt_finalize(void);
 
 /* ---- topologies (topo.c) ---- */
 

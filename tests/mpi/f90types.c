@@ -1,6 +1,8 @@
 /* tests/mpi/f90types.c — MPI_Type_create_f90_real/_complex/_integer (MPI 4.0 §19.1.9): the type
- * picked for several (p, r), its size, that it is predefined (MPI_Type_free refuses it), a transfer
- * and a reduction with it, and MPI_ERR_ARG for requests no type meets. np 2. */
+ * picked for several (p, r), its size, its envelope (MPI_COMBINER_F90_* with the p and r asked for,
+ * returned by MPI_Type_get_contents as given), one handle per distinct request and the same one
+ * again on a repeat, that it is predefined (MPI_Type_free refuses it), a transfer, a reduction and
+ * external32 packing with it, and MPI_ERR_ARG for requests no type meets. np 2. */
 #include <float.h>
 
 #include "testutil.h"
@@ -46,6 +48,60 @@ static MPI_Datatype integer_of(int r)
     return t;
 }
 
+/* The envelope of an f90 type: combiner, p and r (p unused for integers), no addresses or types;
+ * the contents give the integers back as the caller passed them. */
+static void check_envelope(MPI_Datatype t, int combiner, int p, int r)
+{
+    int ni = -1, na = -1, nd = -1, comb = -1;
+    MPI_OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+    int want_ni = combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2;
+    CHECK(comb == combiner && ni == want_ni && na == 0 && nd == 0,
+          "f90 type (p %d, r %d): envelope combiner %d (want %d), %d ints (want %d), %d addresses, %d types",
+          p, r, comb, combiner, ni, want_ni, na, nd);
+    int ints[3] = {-7, -7, -7};
+    MPI_Aint addr[1] = {-7};
+    MPI_Datatype types[1] = {MPI_DATATYPE_NULL};
+    MPI_OK(MPI_Type_get_contents(t, 3, 1, 1, ints, addr, types));
+    if (combiner == MPI_COMBINER_F90_INTEGER)
+        CHECK(ints[0] == r && ints[1] == -7, "f90_integer(%d): contents %d", r, ints[0]);
+    else
+        CHECK(ints[0] == p && ints[1] == r && ints[2] == -7, "f90 (p %d, r %d): contents (%d, %d)", p, r,
+              ints[0], ints[1]);
+    CHECK(addr[0] == -7 && types[0] == MPI_DATATYPE_NULL, "f90 type: contents wrote addresses or types");
+    /* exactly the integers: arrays of that size are enough */
+    MPI_OK(MPI_Type_get_contents(t, want_ni, 0, 0, ints, NULL, NULL));
+#ifdef CREDO_STATS
+    MPI_Count lni = -1, lna = -1, lnl = -1, lnd = -1;
+    MPI_OK(MPI_Type_get_envelope_c(t, &lni, &lna, &lnl, &lnd, &comb));
+    CHECK(comb == combiner && lni == want_ni && lna == 0 && lnl == 0 && lnd == 0,
+          "f90 type: MPI_Type_get_envelope_c combiner %d, %lld ints", comb, (long long)lni);
+#endif
+}
+
+/* Behaves as the named type it maps to: size, bounds, and (credo) a name that says which. */
+static void check_like(MPI_Datatype t, MPI_Datatype named, const char *named_name)
+{
+    MPI_Aint lb, ext, nlb, next, tlb, text;
+    CHECK(t != named, "%s: an f90 type is its own handle, not the named type", named_name);
+    CHECK(type_size(t) == type_size(named), "size %d of the f90 type, %d of %s", type_size(t), type_size(named),
+          named_name);
+    MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
+    MPI_OK(MPI_Type_get_extent(named, &nlb, &next));
+    CHECK(lb == nlb && ext == next, "bounds (%ld, %ld) of the f90 type, (%ld, %ld) of %s", (long)lb, (long)ext,
+          (long)nlb, (long)next, named_name);
+    MPI_OK(MPI_Type_get_true_extent(t, &tlb, &text));
+    CHECK(tlb == 0 && text == next, "true extent (%ld, %ld) of the f90 type like %s", (long)tlb, (long)text,
+          named_name);
+#ifdef CREDO_STATS
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    MPI_OK(MPI_Type_get_name(t, name, &len));
+    size_t n = strlen(named_name);
+    CHECK(len == (int)strlen(name) && strncmp(name, named_name, n) == 0 && name[n] == ' ',
+          "name \"%s\" of the f90 type does not start with %s", name, named_name);
+#endif
+}
+
 /* (p, r) -> expected byte size of the real (the complex is twice that) */
 struct real_case {
     int p, r, size;
@@ -74,13 +130,31 @@ static void check_reals(void)
         CHECK(type_size(t) == cases[i].size && type_size(c) == 2 * cases[i].size,
               "(p %d, r %d): real of %d bytes, complex of %d; expected %d and %d", cases[i].p, cases[i].r,
               type_size(t), type_size(c), cases[i].size, 2 * cases[i].size);
-#ifdef CREDO_STATS
-        /* credo answers with its named predefined types */
-        CHECK(t == (cases[i].size == 4 ? MPI_REAL4 : MPI_REAL8), "(p %d, r %d): not MPI_REAL%d", cases[i].p,
-              cases[i].r, cases[i].size);
-        CHECK(c == (cases[i].size == 4 ? MPI_COMPLEX8 : MPI_COMPLEX16), "(p %d, r %d): not MPI_COMPLEX%d",
-              cases[i].p, cases[i].r, 2 * cases[i].size);
-#endif
+        check_envelope(t, MPI_COMBINER_F90_REAL, cases[i].p, cases[i].r);
+        check_envelope(c, MPI_COMBINER_F90_COMPLEX, cases[i].p, cases[i].r);
+        if (cases[i].size == 4) {
+            check_like(t, MPI_REAL4, "MPI_REAL4");
+            check_like(c, MPI_COMPLEX8, "MPI_COMPLEX8");
+        } else {
+            check_like(t, MPI_REAL8, "MPI_REAL8");
+            check_like(c, MPI_COMPLEX16, "MPI_COMPLEX16");
+        }
+        /* a handle per distinct (combiner, p, r): the real and the complex differ, every case
+         * differs from the others even where they pick the same kind, and a repeat gives the
+         * same handle back */
+        CHECK(t != c, "(p %d, r %d): the real and the complex are one handle", cases[i].p, cases[i].r);
+        for (size_t j = 0; j < i; j++) {
+            CHECK(real_of(cases[j].p, cases[j].r) != t, "f90_real(%d, %d) and (%d, %d) are one handle",
+                  cases[j].p, cases[j].r, cases[i].p, cases[i].r);
+            CHECK(complex_of(cases[j].p, cases[j].r) != c, "f90_complex(%d, %d) and (%d, %d) are one handle",
+                  cases[j].p, cases[j].r, cases[i].p, cases[i].r);
+        }
+        for (int rep = 0; rep < 3; rep++) {
+            CHECK(real_of(cases[i].p, cases[i].r) == t, "f90_real(%d, %d) again: another handle", cases[i].p,
+                  cases[i].r);
+            CHECK(complex_of(cases[i].p, cases[i].r) == c, "f90_complex(%d, %d) again: another handle",
+                  cases[i].p, cases[i].r);
+        }
     }
     /* beyond double: long double if it has more precision or range than double on this platform */
     MPI_Datatype t = MPI_DATATYPE_NULL;
@@ -92,12 +166,12 @@ static void check_reals(void)
         CHECK(type_size(t) == (int)sizeof(long double), "f90_real(LDBL_DIG, range)");
         MPI_OK(MPI_Type_create_f90_complex(LDBL_DIG, u, &t));
         CHECK(type_size(t) == 2 * (int)sizeof(long double), "f90_complex(LDBL_DIG)");
-#ifdef CREDO_STATS
         MPI_OK(MPI_Type_create_f90_real(LDBL_DIG, u, &t));
-        CHECK(t == MPI_LONG_DOUBLE, "f90_real(LDBL_DIG) is not MPI_LONG_DOUBLE");
+        check_envelope(t, MPI_COMBINER_F90_REAL, LDBL_DIG, u);
+        check_like(t, MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE");
         MPI_OK(MPI_Type_create_f90_complex(u, ldbl_range, &t));
-        CHECK(t == MPI_C_LONG_DOUBLE_COMPLEX, "f90_complex(-, LDBL range) is not MPI_C_LONG_DOUBLE_COMPLEX");
-#endif
+        check_envelope(t, MPI_COMBINER_F90_COMPLEX, u, ldbl_range);
+        check_like(t, MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX");
     }
 #ifdef CREDO_STATS
     else
@@ -130,12 +204,18 @@ static void check_integers(void)
         MPI_Datatype t = integer_of(cases[i].r);
         CHECK(type_size(t) == cases[i].size, "f90_integer(%d): %d bytes, expected %d", cases[i].r, type_size(t),
               cases[i].size);
-#ifdef CREDO_STATS
+        check_envelope(t, MPI_COMBINER_F90_INTEGER, 0, cases[i].r);
         MPI_Datatype named[16] = {[0] = MPI_INTEGER1, [1] = MPI_INTEGER2, [3] = MPI_INTEGER4, [7] = MPI_INTEGER8,
                                   [15] = MPI_INTEGER16};
-        CHECK(t == named[cases[i].size - 1], "f90_integer(%d) is not MPI_INTEGER%d", cases[i].r, cases[i].size);
-#endif
+        char name[32];
+        snprintf(name, sizeof name, "MPI_INTEGER%d", cases[i].size);
+        check_like(t, named[cases[i].size - 1], name);
+        for (size_t j = 0; j < i; j++)
+            CHECK(integer_of(cases[j].r) != t, "f90_integer(%d) and (%d) are one handle", cases[j].r, cases[i].r);
+        CHECK(integer_of(cases[i].r) == t, "f90_integer(%d) again: another handle", cases[i].r);
     }
+    /* a kind asked for by the integer and the real routines alike: distinct combiners, distinct types */
+    CHECK(integer_of(9) != real_of(9, MPI_UNDEFINED), "f90_integer(9) is f90_real(9, -)");
     MPI_Datatype t = MPI_DATATYPE_NULL;
     CHECK(err_class(MPI_Type_create_f90_integer(39, &t)) == MPI_ERR_ARG, "f90_integer(39)");
     CHECK(err_class(MPI_Type_create_f90_integer(1000, &t)) == MPI_ERR_ARG, "f90_integer(1000)");
@@ -160,7 +240,23 @@ static void check_not_freeable(void)
         CHECK(rc != MPI_SUCCESS && err_class(rc) == MPI_ERR_TYPE, "MPI_Type_free of f90 type %d: rc %d", i, rc);
         CHECK(types[i] == keep[i] && type_size(types[i]) > 0, "f90 type %d changed by a refused free", i);
     }
-    tu_note("MPI_Type_free refuses the f90 types");
+    /* still the same handles, still described by their combiner */
+    CHECK(real_of(6, MPI_UNDEFINED) == keep[0] && complex_of(15, MPI_UNDEFINED) == keep[1] &&
+              integer_of(9) == keep[2], "a refused free changed the handle a repeat gives");
+    check_envelope(keep[0], MPI_COMBINER_F90_REAL, 6, MPI_UNDEFINED);
+    /* a duplicate is an ordinary derived type: MPI_COMBINER_DUP of the f90 type, and freeable */
+    MPI_Datatype dup = MPI_DATATYPE_NULL, inner = MPI_DATATYPE_NULL;
+    MPI_OK(MPI_Type_dup(keep[1], &dup));
+    int ni, na, nd, comb;
+    MPI_OK(MPI_Type_get_envelope(dup, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_DUP && ni == 0 && na == 0 && nd == 1, "dup of an f90 type: combiner %d", comb);
+    MPI_OK(MPI_Type_get_contents(dup, 0, 0, 1, NULL, NULL, &inner));
+    CHECK(inner == keep[1], "dup of an f90 type: contents name another type");
+    CHECK(type_size(dup) == type_size(keep[1]), "dup of an f90 type: size %d", type_size(dup));
+    /* the predefined type from get_contents is not freed (it cannot be) */
+    MPI_OK(MPI_Type_free(&dup));
+    check_envelope(keep[1], MPI_COMBINER_F90_COMPLEX, 15, MPI_UNDEFINED);
+    tu_note("MPI_Type_free refuses the f90 types; a duplicate is MPI_COMBINER_DUP of one");
 }
 
 /* Each rank sends a few values of each type to the next one and checks what it got from the
@@ -223,7 +319,32 @@ static void check_transfer(int rank, int size)
               (long long)lsum[i]);
         CHECK(dmax[i] == (double)size * 1e300 / (double)(i + 1), "double max[%d] = %g", i, dmax[i]);
     }
-    tu_note("transfers and reductions with the f90 types between %d ranks", size);
+
+    /* the named type's partner accepts the f90 type's message, and the reverse (type matching is
+     * by the Fortran kind) */
+    double dnamed[N];
+    MPI_OK(MPI_Sendrecv(ds, N, td, to, 7, dnamed, N, MPI_REAL8, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Sendrecv(ds, N, MPI_REAL8, to, 8, dr, N, td, from, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    for (int i = 0; i < N; i++)
+        CHECK(dnamed[i] == dr[i] && dr[i] == (1.0 + from) * 1e300 / (double)(i + 1), "f90/REAL8 transfer[%d]", i);
+
+    /* external32: the same bytes as the named type's */
+    char xa[8 * N], xb[8 * N];
+    MPI_Aint pa = 0, pb = 0, xs = -1;
+    MPI_OK(MPI_Pack_external_size("external32", N, td, &xs));
+    CHECK(xs == 8 * N, "external32 size of %d f90 reals: %ld", N, (long)xs);
+    MPI_OK(MPI_Pack_external("external32", ds, N, td, xa, sizeof xa, &pa));
+    MPI_OK(MPI_Pack_external("external32", ds, N, MPI_REAL8, xb, sizeof xb, &pb));
+    CHECK(pa == pb && memcmp(xa, xb, (size_t)pa) == 0, "external32 of the f90 real differs from MPI_REAL8's");
+    MPI_Aint pi = 0;
+    char xi[4 * N];
+    MPI_OK(MPI_Pack_external("external32", is, N, ti, xi, sizeof xi, &pi));
+    CHECK(pi == 4 * N && (unsigned char)xi[0] == (unsigned)((uint32_t)is[0] >> 24), "external32 of f90_integer(9)");
+    int32_t iback[N];
+    pi = 0;
+    MPI_OK(MPI_Unpack_external("external32", xi, sizeof xi, &pi, iback, N, ti));
+    CHECK(memcmp(iback, is, sizeof is) == 0, "external32 round trip of f90_integer(9)");
+    tu_note("transfers, reductions and external32 with the f90 types between %d ranks", size);
 }
 
 int main(int argc, char **argv)

@@ -78,7 +78,11 @@ int main(int argc, char **argv) {
     MPI_Datatype k38;
     MPI_OK(MPI_Type_create_f90_integer(38, &k38));
     MPI_OK(MPI_Type_size(k38, &f90));
-    CHECK(k38 == MPI_INTEGER16 && f90 == 16, "SELECTED_INT_KIND(38) is not MPI_INTEGER16");
+    CHECK(f90 == 16, "SELECTED_INT_KIND(38): %d bytes, not MPI_INTEGER16's 16", f90);
+    /* its own handle (MPI_COMBINER_F90_INTEGER), with MPI_INTEGER16's data and reductions */
+    i128 k38min = 0;
+    MPI_OK(MPI_Allreduce(&neg, &k38min, 1, k38, MPI_MIN, MPI_COMM_WORLD));
+    CHECK(k38min == bmin, "MIN on f90_integer(38)");
     double m = rank * 1.5, mx = -1;
     MPI_OK(MPI_Allreduce(&m, &mx, 1, MPI_REAL8, MPI_MAX, MPI_COMM_WORLD));
     CHECK(mx == (size - 1) * 1.5, "MAX on MPI_REAL8: %g", mx);
