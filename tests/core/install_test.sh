@@ -17,7 +17,7 @@ echo "$out"
 if [ -e "$tmp/prefix/include/mpi.mod" ]; then
   fsrc="$(dirname "$src")/../fortran"
   "$tmp/prefix/bin/mpifort" -o "$tmp/hello_f" "$fsrc/hello.f"
-  "$tmp/prefix/bin/mpifort" -o "$tmp/ftest" "$fsrc/ftest_mpi.f90" "$fsrc/fcheck.c"
+  (cd "$tmp" && "$tmp/prefix/bin/mpifort" -o "$tmp/ftest" "$fsrc/fcheck_mod.f90" "$fsrc/ftest_mpi.f90" "$fsrc/fcheck.c")
   out=$("$tmp/prefix/bin/mpirun" -n 2 "$tmp/hello_f")
   echo "$out"
   [ "$out" = "hello.f: the token passed 2 ranks as INTEGER and DOUBLE PRECISION" ] || { echo "unexpected output from the installed mpifort's program"; exit 1; }

@@ -5,7 +5,7 @@
 ! and C, get the value in their own language's form; predefined MPI_COMM_DUP_FN copies a value
 ! as it is; the predefined keys read the same from both languages. The C side is fattr_lang_c.c.
 module fattr_util
-  use mpi
+  use fcheck
   implicit none
   integer, parameter :: K_COMM = 1, K_TYPE = 2, K_WIN = 3
   integer, parameter :: AS_PTR = 0, AS_AINT = 1, AS_FINT = 2
@@ -14,18 +14,6 @@ module fattr_util
   integer(kind=ak) :: f_copy_seen = 0, f_del_seen = 0
   integer :: f1_copy_seen = 0, f1_del_seen = 0
 contains
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    integer :: rank, ierr
-    if (.not. cond) then
-      call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-      write (0, '(a,i0,2a)') 'fattr: rank ', rank, ': check failed: ', what
-      flush (0)
-      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine check
-
   ! C reads (kind, obj, key) and must get what `how` says (fattr_lang_c.c, fl_c_check).
   subroutine ccheck(kind, obj, key, how, val, what)
     integer, intent(in) :: kind, obj, key, how
@@ -117,6 +105,7 @@ program fattr_lang
   double precision :: buf(10)
 
   call MPI_Init(ierr)
+  fcheck_program = 'fattr'
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
   call MPI_Comm_dup(MPI_COMM_WORLD, comm, ierr)

@@ -5,29 +5,11 @@
 ! handlers made by Comm_create_errhandler and File_create_errhandler from Fortran subroutines,
 ! which get the integer handle and the code, and after which the failing call returns the code.
 module fio_util
-  use mpi
+  use fcheck
   implicit none
   ! what the last handler call saw
   integer :: comm_calls = 0, comm_seen = -1, comm_code = -1
   integer :: file_calls = 0, file_seen = -1, file_code = -1
-contains
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    integer :: rank, ierr
-    if (.not. cond) then
-      call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-      write (0, '(a,i0,2a)') 'fio: rank ', rank, ': check failed: ', what
-      flush (0) ! gfortran buffers unit 0 when it is not a terminal; MPI_Abort does not return
-      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine check
-
-  subroutine ok(ierr, what)
-    integer, intent(in) :: ierr
-    character(len=*), intent(in) :: what
-    call check(ierr == MPI_SUCCESS, what)
-  end subroutine ok
 end module fio_util
 
 ! SUBROUTINE HANDLER(COMM, ERROR_CODE) and SUBROUTINE HANDLER(FILE, ERROR_CODE).
@@ -65,6 +47,7 @@ program fio
   character(len=MPI_MAX_DATAREP_STRING) :: datarep
 
   call MPI_Init(ierr)
+  fcheck_program = 'fio'
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
   other = mod(rank + 1, nranks)

@@ -1,24 +1,7 @@
 ! tests/fortran/fmpi4.f90 — MPI 4.0 from Fortran with `use mpi`: a persistent collective started
 ! twice, partitioned communication around a ring, and a communicator made from a session's pset.
-module fmpi4_util
-  use mpi
-  implicit none
-contains
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    integer :: rank, ierr
-    if (.not. cond) then
-      call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-      write (0, '(a,i0,2a)') 'fmpi4: rank ', rank, ': check failed: ', what
-      flush (0)
-      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine check
-end module fmpi4_util
-
 program fmpi4
-  use fmpi4_util
+  use fcheck
   implicit none
   integer, parameter :: nparts = 4, per = 8
   integer :: ierr, rank, nproc, req, sreq, rreq, i, round, n, plen, session, group, comm, sz
@@ -31,6 +14,7 @@ program fmpi4
   character(len=64) :: pset
 
   call MPI_Init(ierr)
+  fcheck_program = 'fmpi4'
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
 

@@ -5,28 +5,10 @@
 ! windows, Win_allocate and Win_allocate_shared memory reached through c_f_pointer, and a
 ! generalized request with Fortran query, free and cancel procedures.
 module frma_util
-  use mpi
+  use fcheck
   implicit none
   integer :: queries = 0, frees = 0, cancels = 0
   logical :: last_complete = .true.
-contains
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    integer :: rank, ierr
-    if (.not. cond) then
-      call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-      write (0, '(a,i0,2a)') 'frma: rank ', rank, ': check failed: ', what
-      flush (0) ! gfortran buffers unit 0 when it is not a terminal; MPI_Abort does not return
-      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine check
-
-  subroutine ok(ierr, what)
-    integer, intent(in) :: ierr
-    character(len=*), intent(in) :: what
-    call check(ierr == MPI_SUCCESS, what)
-  end subroutine ok
 end module frma_util
 
 ! The generalized request's procedures. EXTRA_STATE is the program's variable: the query reports
@@ -88,6 +70,7 @@ program frma
   type(c_ptr) :: cp
 
   call MPI_Init(ierr)
+  fcheck_program = 'frma'
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   n = nprocs

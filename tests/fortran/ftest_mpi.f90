@@ -1,22 +1,10 @@
 ! tests/fortran/ftest_mpi.f90 — an MPI program in free-form Fortran with `use mpi`: point-to-point,
 ! requests, collectives, derived types, a Fortran reduction operator, topologies and error codes.
 module ftest_util
-  use mpi
+  use fcheck
   implicit none
   integer :: deletes = 0
   integer(kind=MPI_ADDRESS_KIND) :: last_deleted = 0
-contains
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    integer :: rank, ierr
-    if (.not. cond) then
-      call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-      write (0, '(a,i0,2a)') 'ftest_mpi: rank ', rank, ': check failed: ', what
-      flush (0)  ! unit 0 is buffered when it is not a terminal; MPI_Abort ends the process
-      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine check
 end module ftest_util
 
 ! A user reduction: the largest absolute value. Fortran passes DATATYPE as an integer handle.
@@ -60,7 +48,7 @@ program ftest_mpi
   external :: max_abs, copy_plus_one, count_deletes
   integer :: keyval
   integer(kind=MPI_ADDRESS_KIND) :: extra, aval
-  integer :: ierr, rank, nproc, left, right, i, j, k, n, ok, idx, color
+  integer :: ierr, rank, nproc, left, right, i, j, k, n, same, idx, color
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), reqs(4)
   integer :: ibuf(100), ibuf2(100), isum, imax, vtype, stype, op, sub, cart, src, dst
   integer, allocatable :: vals(:), counts(:), displs(:)
@@ -77,6 +65,7 @@ program ftest_mpi
   integer(kind=MPI_ADDRESS_KIND) :: disps(1)
 
   call MPI_Init(ierr)
+  fcheck_program = 'ftest_mpi'
   call check(ierr == MPI_SUCCESS, 'MPI_Init returns MPI_SUCCESS')
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
@@ -86,8 +75,8 @@ program ftest_mpi
 
   ! The module's constants are the C library's objects.
   call credo_ftest_handles(MPI_COMM_WORLD, MPI_COMM_SELF, MPI_INTEGER, MPI_DOUBLE_PRECISION, &
-                           MPI_SUM, MPI_ERRORS_RETURN, MPI_STATUS_SIZE, MPI_STATUS_IGNORE, ok)
-  call check(ok == 1, 'predefined handles and MPI_STATUS_IGNORE agree with C')
+                           MPI_SUM, MPI_ERRORS_RETURN, MPI_STATUS_SIZE, MPI_STATUS_IGNORE, same)
+  call check(same == 1, 'predefined handles and MPI_STATUS_IGNORE agree with C')
 
   ! Ring of integers with a status; then of doubles with Sendrecv.
   ibuf = [(rank * 1000 + i, i = 1, 100)]

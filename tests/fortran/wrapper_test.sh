@@ -6,6 +6,7 @@ set -u
 build=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" # the compiler writes its .mod files here
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 expect() { # what, got, extended regex
@@ -24,7 +25,7 @@ else
     fail "mpifort did not build hello.f: $(cat "$tmp/err")"
 fi
 # the mpi module, with a C file in the same command
-if "$build/bin/mpif90" -o "$tmp/ftest" "$src/ftest_mpi.f90" "$src/fcheck.c" 2>"$tmp/err"; then
+if "$build/bin/mpif90" -o "$tmp/ftest" "$src/fcheck_mod.f90" "$src/ftest_mpi.f90" "$src/fcheck.c" 2>"$tmp/err"; then
     out=$("$build/bin/credorun" -n 3 "$tmp/ftest") || fail "ftest_mpi failed: $out"
     expect "ftest_mpi" "$out" 'all checks passed on 3 ranks'
 else
