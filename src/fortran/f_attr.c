@@ -33,99 +33,32 @@ typedef void f_delete1(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val
 /* An extra state as the C pointer (for C's predefined callbacks, which do not read it). */
 static void *f_val(MPI_Aint v) { return (void *)(intptr_t)v; }
 
-/* ---- the predefined callbacks, callable from Fortran (mpif.h declares them EXTERNAL) ---------- */
-
-void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
-                            MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
-                            MPI_Fint *ierr)
-{
-    *flag = f_logical(0);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
-                      MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
-                      MPI_Fint *ierr)
-{
-    *attribute_val_out = *attribute_val_in;
-    *flag = f_logical(1);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val,
-                              MPI_Aint *extra_state, MPI_Fint *ierr)
-{
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_type_null_copy_fn_(MPI_Fint *oldtype, MPI_Fint *keyval, MPI_Aint *extra_state,
-                            MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
-                            MPI_Fint *ierr)
-{
-    *flag = f_logical(0);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_type_dup_fn_(MPI_Fint *oldtype, MPI_Fint *keyval, MPI_Aint *extra_state,
-                      MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
-                      MPI_Fint *ierr)
-{
-    *attribute_val_out = *attribute_val_in;
-    *flag = f_logical(1);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_type_null_delete_fn_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribute_val,
-                              MPI_Aint *extra_state, MPI_Fint *ierr)
-{
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_win_null_copy_fn_(MPI_Fint *oldwin, MPI_Fint *keyval, MPI_Aint *extra_state,
-                           MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
-                           MPI_Fint *ierr)
-{
-    *flag = f_logical(0);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_win_dup_fn_(MPI_Fint *oldwin, MPI_Fint *keyval, MPI_Aint *extra_state,
-                     MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out, MPI_Fint *flag,
-                     MPI_Fint *ierr)
-{
-    *attribute_val_out = *attribute_val_in;
-    *flag = f_logical(1);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_win_null_delete_fn_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val,
-                             MPI_Aint *extra_state, MPI_Fint *ierr)
-{
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
-                       MPI_Fint *attribute_val_in, MPI_Fint *attribute_val_out, MPI_Fint *flag,
-                       MPI_Fint *ierr)
-{
-    *flag = f_logical(0);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
-                 MPI_Fint *attribute_val_in, MPI_Fint *attribute_val_out, MPI_Fint *flag,
-                 MPI_Fint *ierr)
-{
-    *attribute_val_out = *attribute_val_in;
-    *flag = f_logical(1);
-    *ierr = MPI_SUCCESS;
-}
-
-void mpi_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val,
-                         MPI_Fint *extra_state, MPI_Fint *ierr)
-{
-    *ierr = MPI_SUCCESS;
-}
+/* ---- the predefined callbacks, callable from Fortran (mpif.h declares them EXTERNAL) ----------
+ * Three per object kind: MPI-2's with address-sized values (comm_, type_, win_), MPI-1's with
+ * default INTEGERs (no prefix). */
+#define F_PREDEF_CALLBACKS(pfx, V)                                                                 \
+    void mpi_##pfx##null_copy_fn_(MPI_Fint *oldobj, MPI_Fint *keyval, V *extra_state, V *in,       \
+                                  V *out, MPI_Fint *flag, MPI_Fint *ierr)                          \
+    {                                                                                              \
+        *flag = f_logical(0);                                                                      \
+        *ierr = MPI_SUCCESS;                                                                       \
+    }                                                                                              \
+    void mpi_##pfx##dup_fn_(MPI_Fint *oldobj, MPI_Fint *keyval, V *extra_state, V *in, V *out,     \
+                            MPI_Fint *flag, MPI_Fint *ierr)                                        \
+    {                                                                                              \
+        *out = *in;                                                                                \
+        *flag = f_logical(1);                                                                      \
+        *ierr = MPI_SUCCESS;                                                                       \
+    }                                                                                              \
+    void mpi_##pfx##null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, V *val, V *extra_state,       \
+                                    MPI_Fint *ierr)                                                \
+    {                                                                                              \
+        *ierr = MPI_SUCCESS;                                                                       \
+    }
+F_PREDEF_CALLBACKS(comm_, MPI_Aint)
+F_PREDEF_CALLBACKS(type_, MPI_Aint)
+F_PREDEF_CALLBACKS(win_, MPI_Aint)
+F_PREDEF_CALLBACKS(, MPI_Fint)
 
 /* Which predefined procedure a Fortran argument is, whatever its form: a keyval given one gets
  * C's own callback (the MPI-1 MPI_DUP_FN then copies the whole value, as the C one does). */

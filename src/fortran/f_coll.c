@@ -2,18 +2,6 @@
  * MPI_Reduce_local. Counts and displacements are INTEGER arrays, used as C int arrays. */
 #include "fortran/fbind.h"
 
-#define T(f) MPI_Type_f2c(*(f))
-#define C(f) MPI_Comm_f2c(*(f))
-#define O(f) MPI_Op_f2c(*(f))
-
-/* A non-blocking collective's request goes back as its integer. */
-#define REQ_OUT(call)                                                                              \
-    do {                                                                                           \
-        MPI_Request r_ = MPI_REQUEST_NULL;                                                         \
-        *ierr = (call);                                                                            \
-        *request = MPI_Request_c2f(r_);                                                            \
-    } while (0)
-
 void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) { *ierr = MPI_Barrier(C(comm)); }
 F_PMPI(barrier)
 

@@ -5,24 +5,6 @@
 #include "fortran/fbind.h"
 #include "mpi/attr.h"
 
-#define C(f) MPI_Comm_f2c(*(f))
-#define G(f) MPI_Group_f2c(*(f))
-#define I(f) MPI_Info_f2c(*(f))
-
-/* A constructor's new communicator or group goes back as its integer. */
-#define COMM_OUT(call)                                                                             \
-    do {                                                                                           \
-        MPI_Comm c_ = MPI_COMM_NULL;                                                               \
-        *ierr = (call);                                                                            \
-        *newcomm = MPI_Comm_c2f(c_);                                                               \
-    } while (0)
-#define GROUP_OUT(call)                                                                            \
-    do {                                                                                           \
-        MPI_Group g_ = MPI_GROUP_NULL;                                                             \
-        *ierr = (call);                                                                            \
-        *newgroup = MPI_Group_c2f(g_);                                                             \
-    } while (0)
-
 /* An array of n LOGICALs as C ints (0 or 1): on the stack up to F_LOCAL entries, else on the
  * heap. 0, or MPI_ERR_NO_MEM. */
 struct f_logicals {
@@ -148,8 +130,7 @@ void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MP
     char c[MPI_MAX_OBJECT_NAME + 1] = "";
     int n = 0;
     *ierr = MPI_Comm_get_name(C(comm), c, &n);
-    f_str_out(comm_name, comm_name_len, c);
-    *resultlen = n < (int)comm_name_len ? n : (int)comm_name_len;
+    f_str_result(comm_name, comm_name_len, c, n, resultlen);
 }
 F_PMPI(comm_get_name)
 

@@ -3,10 +3,6 @@
 #include "fortran/fbind.h"
 #include "mpi/mpi_impl.h"
 
-#define FH(f) MPI_File_f2c(*(f))
-#define T(f) MPI_Type_f2c(*(f))
-#define I(f) MPI_Info_f2c(*(f))
-
 /* ---- opening, closing, sizes, info ------------------------------------------------------------ */
 
 void mpi_file_open_(MPI_Fint *comm, const char *filename, MPI_Fint *amode, MPI_Fint *info,

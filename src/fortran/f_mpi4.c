@@ -2,18 +2,6 @@
  * partitioned communication and sessions. */
 #include "fortran/fbind.h"
 
-#define T(f) MPI_Type_f2c(*(f))
-#define C(f) MPI_Comm_f2c(*(f))
-#define O(f) MPI_Op_f2c(*(f))
-#define I(f) MPI_Info_f2c(*(f))
-
-#define REQ_OUT(call)                                                                              \
-    do {                                                                                           \
-        MPI_Request r_ = MPI_REQUEST_NULL;                                                         \
-        *ierr = (call);                                                                            \
-        *request = MPI_Request_c2f(r_);                                                            \
-    } while (0)
-
 /* ---- persistent collectives (the Neighbor_ and Alltoallw forms are not bound) ------------------ */
 
 void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)

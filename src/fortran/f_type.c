@@ -6,17 +6,6 @@
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
 
-#define T(f) MPI_Type_f2c(*(f))
-#define C(f) MPI_Comm_f2c(*(f))
-
-/* A constructor's new type goes back as its integer. */
-#define TYPE_OUT(call)                                                                             \
-    do {                                                                                           \
-        MPI_Datatype t_ = MPI_DATATYPE_NULL;                                                       \
-        *ierr = (call);                                                                            \
-        *newtype = MPI_Type_c2f(t_);                                                               \
-    } while (0)
-
 /* ---- constructors ----------------------------------------------------------------------------- */
 
 void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -263,8 +252,7 @@ void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen
     char c[MPI_MAX_OBJECT_NAME + 1] = "";
     int n = 0;
     *ierr = MPI_Type_get_name(T(datatype), c, &n);
-    f_str_out(type_name, type_name_len, c);
-    *resultlen = n < (int)type_name_len ? n : (int)type_name_len;
+    f_str_result(type_name, type_name_len, c, n, resultlen);
 }
 F_PMPI(type_get_name)
 

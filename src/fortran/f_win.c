@@ -9,11 +9,6 @@
 #include "fortran/fbind.h"
 #include "mpi/attr.h"
 
-#define W(f) MPI_Win_f2c(*(f))
-#define T(f) MPI_Type_f2c(*(f))
-#define O(f) MPI_Op_f2c(*(f))
-#define G(f) MPI_Group_f2c(*(f))
-
 static MPI_Aint f_addr(const void *p) { return (MPI_Aint)(intptr_t)p; }
 
 /* ---- windows ---------------------------------------------------------------------------------- */
@@ -114,8 +109,7 @@ void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_F
     char c[MPI_MAX_OBJECT_NAME + 1] = "";
     int n = 0;
     *ierr = MPI_Win_get_name(W(win), c, &n);
-    f_str_out(win_name, win_name_len, c);
-    *resultlen = n < (int)win_name_len ? n : (int)win_name_len;
+    f_str_result(win_name, win_name_len, c, n, resultlen);
 }
 F_PMPI(win_get_name)
 

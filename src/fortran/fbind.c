@@ -85,6 +85,12 @@ void f_str_out(char *dst, size_t len, const char *src)
     memset(dst + n, ' ', len - n);
 }
 
+void f_str_result(char *dst, size_t len, const char *src, int n, MPI_Fint *resultlen)
+{
+    f_str_out(dst, len, src);
+    *resultlen = (size_t)n < len ? n : (int)len;
+}
+
 /* ---- environment ------------------------------------------------------------------------------ */
 
 void mpi_init_(MPI_Fint *ierr) { *ierr = MPI_Init(NULL, NULL); }
@@ -150,8 +156,7 @@ void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr, si
     char c[MPI_MAX_PROCESSOR_NAME + 1] = "";
     int n = 0;
     *ierr = MPI_Get_processor_name(c, &n);
-    f_str_out(name, name_len, c);
-    *resultlen = n < (int)name_len ? n : (int)name_len;
+    f_str_result(name, name_len, c, n, resultlen);
 }
 F_PMPI(get_processor_name)
 
@@ -160,8 +165,7 @@ void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierr
     char c[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
     int n = 0;
     *ierr = MPI_Get_library_version(c, &n);
-    f_str_out(version, version_len, c);
-    *resultlen = n < (int)version_len ? n : (int)version_len;
+    f_str_result(version, version_len, c, n, resultlen);
 }
 F_PMPI(get_library_version)
 
@@ -171,8 +175,7 @@ void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, M
     char c[MPI_MAX_ERROR_STRING + 1] = "";
     int n = 0;
     *ierr = MPI_Error_string(*errorcode, c, &n);
-    f_str_out(string, string_len, c);
-    *resultlen = n < (int)string_len ? n : (int)string_len;
+    f_str_result(string, string_len, c, n, resultlen);
 }
 F_PMPI(error_string)
 

@@ -13,6 +13,29 @@
  * binding also answers to the profiling name (PMPI_SEND -> pmpi_send_). */
 #define F_PMPI(lower) extern __typeof__(mpi_##lower##_) pmpi_##lower##_ __attribute__((alias("mpi_" #lower "_")));
 
+/* Integer handles as C handles, for the bindings' argument lists (these short names are for the
+ * files of src/fortran only, which alone include this header). */
+#define T(f) MPI_Type_f2c(*(f))
+#define C(f) MPI_Comm_f2c(*(f))
+#define O(f) MPI_Op_f2c(*(f))
+#define I(f) MPI_Info_f2c(*(f))
+#define G(f) MPI_Group_f2c(*(f))
+#define W(f) MPI_Win_f2c(*(f))
+#define FH(f) MPI_File_f2c(*(f))
+
+/* A call that makes a handle, given as &r_ (&c_, &g_, &t_): the handle goes back as its integer
+ * (the null handle's 0 when the call fails). */
+#define F_HANDLE_OUT(CType, var, out, conv, call)                                                  \
+    do {                                                                                           \
+        CType var = (CType)0;                                                                      \
+        *ierr = (call);                                                                            \
+        *(out) = conv(var);                                                                        \
+    } while (0)
+#define REQ_OUT(call) F_HANDLE_OUT(MPI_Request, r_, request, MPI_Request_c2f, call)
+#define COMM_OUT(call) F_HANDLE_OUT(MPI_Comm, c_, newcomm, MPI_Comm_c2f, call)
+#define GROUP_OUT(call) F_HANDLE_OUT(MPI_Group, g_, newgroup, MPI_Group_c2f, call)
+#define TYPE_OUT(call) F_HANDLE_OUT(MPI_Datatype, t_, newtype, MPI_Type_c2f, call)
+
 /* Storage of mpif.h's common blocks (gfortran: /NAME/ -> name_). A binding compares an argument's
  * address with these; the values are never read. */
 extern MPI_Fint credo_bottom_, credo_in_place_, credo_errcodes_ignore_[1], credo_unweighted_[1],
@@ -70,6 +93,8 @@ int f_types_in(MPI_Datatype **out, MPI_Datatype *local, int n, const MPI_Fint *f
  * blank-padded copy of a C string into one. */
 char *f_str_in(const char *s, size_t len);
 void f_str_out(char *dst, size_t len, const char *src);
+/* The same for a name C returned with its length n, which goes to *resultlen (at most len). */
+void f_str_result(char *dst, size_t len, const char *src, int n, MPI_Fint *resultlen);
 
 /* The error a binding returns when it cannot allocate its temporaries. */
 int f_no_mem(const char *fn);
