@@ -17,6 +17,9 @@ for w in mpifort mpif90 mpif77; do
 done
 expect "mpifort --showme:compile" "$("$build/bin/mpifort" --showme:compile)" '^-I/.*include -I/.*finclude'
 expect "mpifort -fc=" "$("$build/bin/mpifort" -fc=my-fc -show x.f)" '^my-fc -I'
+expect "CREDO_FORTRAN_COMPILER" "$(CREDO_FORTRAN_COMPILER=my-fc "$build/bin/mpifort" -show x.f)" '^my-fc -I'
+# CREDO_FC is the flow-control scheme, which a job's environment may well set: not the compiler
+expect "CREDO_FC left alone" "$(CREDO_FC=dynamic "$build/bin/mpifort" -show x.f)" '^[^ ]*(gfortran|f95|fort)[^ ]* -I'
 # mpif.h, fixed form, one routine called with INTEGER and DOUBLE PRECISION buffers
 if "$build/bin/mpifort" -o "$tmp/hello_f" "$src/hello.f" 2>"$tmp/err"; then
     out=$("$build/bin/credorun" -n 3 "$tmp/hello_f") || fail "hello.f failed: $out"
