@@ -1038,11 +1038,14 @@ static int f90_type(const char *fn, int combiner, int p, int r, MPI_Datatype nam
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].type == named)
             base = names[i].name;
-    if (is_int)
-        snprintf(name, MPI_MAX_OBJECT_NAME, "%s from f90_integer(%s)", base, rs);
-    else
-        snprintf(name, MPI_MAX_OBJECT_NAME, "%s from f90_%s(%s, %s)", base,
-                 combiner == MPI_COMBINER_F90_REAL ? "real" : "complex", ps, rs);
+    /* The return value is checked, which also tells -O3's format-truncation check that a cut
+     * would be deliberate: ps and rs are sized for any int, but accepted p and r fit 64 bytes. */
+    const int name_len =
+        is_int ? snprintf(name, MPI_MAX_OBJECT_NAME, "%s from f90_integer(%s)", base, rs)
+               : snprintf(name, MPI_MAX_OBJECT_NAME, "%s from f90_%s(%s, %s)", base,
+                          combiner == MPI_COMBINER_F90_REAL ? "real" : "complex", ps, rs);
+    if (name_len < 0)
+        name[0] = '\0';
     *dt = *named;
     memcpy(blocks, named->blocks, (size_t)named->nblocks * sizeof *blocks);
     dt->blocks = blocks;
