@@ -67,9 +67,11 @@ field() { # field NAME LINE
 for exp in $EXPS; do
     exe="$BUILD/bin/fcx_$exp"
     [ -x "$exe" ] || { echo "# $exp: $exe not built, skipped"; continue; }
-    for s in $SWEEP; do
+    # Rounds outermost: each round runs every point once, so a drift in the machine's state (the
+    # development VM has fast and slow phases) spreads over all points instead of biasing some.
+    for run in $(seq 1 "$RUNS"); do
+      for s in $SWEEP; do
         for fc in $SCHEMES; do
-          for run in $(seq 1 "$RUNS"); do
             out=$("$BUILD/bin/credorun" -n "$NP" --timeout "$TIMEOUT" --fc "$fc" --slots-per-peer "$s" --eager-limit "$EAGER" \
                 "$exe" $(args_for "$exp") 2>&1)
             rc=$?
@@ -86,8 +88,8 @@ for exp in $EXPS; do
             pct=$(awk -v d="$delayed" -v m="$msgs" 'BEGIN { printf "%.2f", (m > 0) ? 100 * d / m : 0 }')
             kib=$(awk -v n="$mbox" -v z="$SLOT_SIZE" 'BEGIN { printf "%.1f", n * z / 1024 }')
             echo "$exp,$NP,$fc,$s,ok,$(field iters "$line"),$(field per_iter_us "$line"),$msgs,$delayed,$pct,$(field credit_pkts "$line"),$(field piggybacked "$line"),$(field stolen "$line"),$(field requests "$line"),$mbox,$kib,$run" >>"$CSV"
-          done
         done
+      done
     done
 
     # One table per experiment, rows by S, a column group per scheme; with several runs a cell shows
@@ -124,28 +126,43 @@ for exp in $EXPS; do
         }' "$CSV"
 done
 
-# The acceptance question of the dynamic scheme (thesis §7.3/§7.5: "4x fewer buffers").
+# The acceptance question of the dynamic scheme (thesis §7.3/§7.5: "4x fewer buffers"): for each static S
+# of the sweep, the smallest dynamic S whose mean delayed-send rate is at or below static's mean there.
+# Static's rate is flat over a wide range of S (every S whose quota holds one 37-slot message but not
+# two), so the factor depends on where that plateau is read: the table gives every reading.
 if echo " $EXPS " | grep -q ' phased ' && echo " $SCHEMES " | grep -q ' dynamic '; then
     echo
-    # Means over the runs of each point; at S = 14 (a quarter of 57) also how many single runs make it,
-    # since the counts vary run to run.
+    echo "== acceptance (phased, np=$NP): smallest dynamic S with a mean delay rate <= static's at each S =="
     awk -F, '
         $1 == "phased" && $5 == "ok" { k = $3 "," $4; sum[k] += $10; cnt[k]++; runs[k] = runs[k] " " $10
-                                       if ($3 == "dynamic" && !($4 in dseen)) { dseen[$4] = 1; ds[++n] = $4 } }
+                                       if ($3 == "dynamic" && !($4 in dseen)) { dseen[$4] = 1; ds[++n] = $4 }
+                                       if ($3 == "static" && !($4 in sseen)) { sseen[$4] = 1; ss[++m] = $4 } }
         END {
-            if (!("static,57" in cnt)) { print "acceptance: static at S=57 missing from the sweep"; exit }
+            if (m == 0) { print "acceptance: no static runs in the sweep"; exit }
             for (k in cnt) pct[k] = sum[k] / cnt[k]
-            target = pct["static,57"]; best = ""
-            for (i = 1; i <= n; i++) if (pct["dynamic," ds[i]] <= target && (best == "" || ds[i] + 0 < best + 0)) best = ds[i]
-            printf "acceptance (phased, np=%s, mean over runs): static at S=57 delays %.2f%% of sends (runs:%s); ", np, target, runs["static,57"]
-            if (best == "") print "dynamic never reaches that rate in this sweep: NOT MET"
-            else printf "dynamic reaches it at S=%s (%.2fx fewer slots): %s\n", best, 57 / best, (best + 0 <= 57 / 4) ? "MET (<= S/4)" : "NOT MET (needs S <= 14)"
-            if ("dynamic,14" in cnt) {
-                m = split(runs["dynamic,14"], r, " "); ok = 0
-                for (i = 1; i <= m; i++) if (r[i] + 0 <= target) ok++
-                printf "dynamic at S=14: mean %.2f%%, %d of %d runs at or below static'"'"'s mean (runs:%s)\n", pct["dynamic,14"], ok, m, runs["dynamic,14"]
+            printf "%9s %12s %10s %13s %7s  %s\n", "static S", "static mean", "dynamic S", "dynamic mean", "factor", "verdict (factor >= 4)"
+            for (j = 1; j <= m; j++) {
+                s = ss[j]; target = pct["static," s]; best = ""
+                for (i = 1; i <= n; i++) if (pct["dynamic," ds[i]] <= target && (best == "" || ds[i] + 0 < best + 0)) best = ds[i]
+                if (best == "") { printf "%9s %11.2f%% %10s %13s %7s  %s\n", s, target, "-", "-", "-", "not reached in this sweep"; continue }
+                printf "%9s %11.2f%% %10s %12.2f%% %6.2fx  %s\n", s, target, best, pct["dynamic," best], s / best, (best * 4 <= s + 0) ? "MET" : "not met"
             }
-        }' np="$NP" "$CSV"
+            # The same question asked the other way: for each rate dynamic reaches, the smallest S each
+            # scheme needs to delay at most that share of sends (buffers needed for the same rate).
+            printf "\n%12s %9s %10s %7s\n", "delay rate", "static S", "dynamic S", "factor"
+            for (i = 1; i <= n; i++) { rate = pct["dynamic," ds[i]]; bs = ""; bd = ""
+                for (j = 1; j <= m; j++) if (pct["static," ss[j]] <= rate && (bs == "" || ss[j] + 0 < bs + 0)) bs = ss[j]
+                for (x = 1; x <= n; x++) if (pct["dynamic," ds[x]] <= rate && (bd == "" || ds[x] + 0 < bd + 0)) bd = ds[x]
+                if (bs == "") printf "%11.2f%% %9s %10s %7s\n", rate, "-", bd, "-"
+                else printf "%11.2f%% %9s %10s %6.2fx\n", rate, bs, bd, bs / bd }
+            printf "\n"
+            # single runs, since the counts vary run to run: dynamic at a quarter of each static S
+            for (j = 1; j <= m; j++) { s = ss[j]; q = int(s / 4); if (!(q in dseen)) continue
+                t = pct["static," s]; ok = 0; k = split(runs["dynamic," q], r, " ")
+                for (x = 1; x <= k; x++) if (r[x] + 0 <= t) ok++
+                printf "dynamic at S=%s (a quarter of %s): mean %.2f%%, %d of %d runs at or below static'"'"'s mean %.2f%% (runs:%s | static:%s)\n", q, s, pct["dynamic," q], ok, k, t, runs["dynamic," q], runs["static," s]
+            }
+        }' "$CSV"
 fi
 echo
 echo "# CSV: $CSV"
