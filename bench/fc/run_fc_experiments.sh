@@ -137,22 +137,25 @@ if echo " $EXPS " | grep -q ' phased ' && echo " $SCHEMES " | grep -q ' dynamic 
         $1 == "phased" && $5 == "ok" { k = $3 "," $4; sum[k] += $10; cnt[k]++; runs[k] = runs[k] " " $10
                                        if ($3 == "dynamic" && !($4 in dseen)) { dseen[$4] = 1; ds[++n] = $4 }
                                        if ($3 == "static" && !($4 in sseen)) { sseen[$4] = 1; ss[++m] = $4 } }
+        # the smallest S of list[1..cnt] at which scheme sc delays at most rate % on average ("" if none)
+        function smallest(sc, list, cnt, rate,    i, b) {
+            b = ""
+            for (i = 1; i <= cnt; i++) if (pct[sc "," list[i]] <= rate && (b == "" || list[i] + 0 < b + 0)) b = list[i]
+            return b
+        }
         END {
             if (m == 0) { print "acceptance: no static runs in the sweep"; exit }
             for (k in cnt) pct[k] = sum[k] / cnt[k]
             printf "%9s %12s %10s %13s %7s  %s\n", "static S", "static mean", "dynamic S", "dynamic mean", "factor", "verdict (factor >= 4)"
             for (j = 1; j <= m; j++) {
-                s = ss[j]; target = pct["static," s]; best = ""
-                for (i = 1; i <= n; i++) if (pct["dynamic," ds[i]] <= target && (best == "" || ds[i] + 0 < best + 0)) best = ds[i]
+                s = ss[j]; target = pct["static," s]; best = smallest("dynamic", ds, n, target)
                 if (best == "") { printf "%9s %11.2f%% %10s %13s %7s  %s\n", s, target, "-", "-", "-", "not reached in this sweep"; continue }
                 printf "%9s %11.2f%% %10s %12.2f%% %6.2fx  %s\n", s, target, best, pct["dynamic," best], s / best, (best * 4 <= s + 0) ? "MET" : "not met"
             }
             # The same question asked the other way: for each rate dynamic reaches, the smallest S each
             # scheme needs to delay at most that share of sends (buffers needed for the same rate).
             printf "\n%12s %9s %10s %7s\n", "delay rate", "static S", "dynamic S", "factor"
-            for (i = 1; i <= n; i++) { rate = pct["dynamic," ds[i]]; bs = ""; bd = ""
-                for (j = 1; j <= m; j++) if (pct["static," ss[j]] <= rate && (bs == "" || ss[j] + 0 < bs + 0)) bs = ss[j]
-                for (x = 1; x <= n; x++) if (pct["dynamic," ds[x]] <= rate && (bd == "" || ds[x] + 0 < bd + 0)) bd = ds[x]
+            for (i = 1; i <= n; i++) { rate = pct["dynamic," ds[i]]; bs = smallest("static", ss, m, rate); bd = smallest("dynamic", ds, n, rate)
                 if (bs == "") printf "%11.2f%% %9s %10s %7s\n", rate, "-", bd, "-"
                 else printf "%11.2f%% %9s %10s %6.2fx\n", rate, bs, bd, bs / bd }
             printf "\n"

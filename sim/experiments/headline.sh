@@ -1,7 +1,7 @@
 #!/bin/sh
 # sim/experiments/headline.sh — the thesis headline (Fig. 7.12): at 1,024 ranks on the IMB-like suite,
 # the smallest buffer at which each scheme stays within 3 % of no flow control, and the plot beside the thesis' points.
-# Conditions (docs/SIMULATOR.md, "The headline"): PIO back-pressure of 16 packets, 200 iterations averaged
+# Conditions (docs/SIMULATOR.md, "The headline in one command"): PIO back-pressure of 16 packets, 200 iterations averaged
 # like IMB, unexpected messages hold their slots as src/p2p does, the nine kernels that fit the CPU budget
 # (alltoall and allgather cost 35-70 CPU-s per iteration at 1,024 ranks). Each scheme gets its own slot sweep,
 # dense where it crosses 3 %. Output: results/headline/{imb.csv,imb_avg.csv,crossings.csv,headline.png}.
