@@ -143,17 +143,22 @@ int main(int argc, char **argv) {
             MPI_OK(MPI_Bcast(&token, 1, MPI_INT, 1, MPI_COMM_WORLD));
             MPI_OK(credo_fc_stats_get(&after) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER);
             if (!token) {
-                /* the counters say which side finished it: exactly one. Mostly rank 1 reads the rest
+                /* the counters say which side finished it: at most one. Mostly rank 1 reads the rest
                  * (rank 0 computes); on a loaded machine rank 1 may lose its core between its
                  * MPI_Test and its MPI_Wait while rank 0 still waits for the token, and then rank 0
-                 * writes it, which is as good. */
+                 * writes it, which is as good. Neither, when rank 0 stayed inside MPI_Recv until the
+                 * copy was done (seen under ctest -j3): the sender never left mid-copy, so the round
+                 * is repeated like one that CMA read whole. A sender that left and was never relieved
+                 * fails the 20 s checks above. */
                 unsigned long long d[2] = {after.copy_takeovers - before.copy_takeovers,
                                            after.copy_pushes - before.copy_pushes}, sum[2];
                 MPI_OK(MPI_Allreduce(d, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-                CHECK(sum[0] + sum[1] == 1, "%zu-byte copy finished by %llu takeovers and %llu pushes", n, sum[0],
+                CHECK(sum[0] + sum[1] <= 1, "%zu-byte copy finished by %llu takeovers and %llu pushes", n, sum[0],
                       sum[1]);
-                copied++;
-                break;
+                if (sum[0] + sum[1] == 1) {
+                    copied++;
+                    break;
+                }
             }
         }
         free(buf);
