@@ -200,11 +200,23 @@ int p2p_init(void)
             fprintf(stderr, "credo: rank %d: bootstrap barrier failed\n", P.rank);
             goto fail;
         }
+        /* Every rank unlinks every name, not only its own: the first rank out of this fence may abort
+         * or crash at once, and a launcher that then kills the others (MPICH's hydra does) can catch a
+         * rank that has not yet returned from the fence, whose name would stay in /dev/shm. So no rank
+         * leaves start-up before all names are gone (the others' unlinks then fail with ENOENT). */
+        shm_unlink(seg_name);
+        seg_name[0] = 0;
+        for (int i = 1; i < n; i++) {
+            char name[200];
+            seg_name_of(name, sizeof name, (P.rank + i) % n);
+            shm_unlink(name);
+        }
         if (P.cma_ok)
             P.cma_ok = cma_probe((P.rank + 1) % n, right_ctl);
         P.cma_push_ok = P.cma_ok && cma_write_probe((P.rank + 1) % n, right_ctl);
     }
-    shm_unlink(seg_name);
+    if (seg_name[0])
+        shm_unlink(seg_name);
     seg_name[0] = 0;
     return 0;
 fail:
