@@ -18,10 +18,10 @@ for f in bin/credocc bin/mpicc bin/mpicxx bin/mpic++ bin/mpifort bin/mpif90 bin/
   [ -e "$tmp/prefix/$f" ] || { echo "install is missing $f"; exit 1; }
 done
 
-# Runs PROGRAM at 2 ranks with the installed launcher; it must print the hello line, and the dynamic
+# Runs PROGRAM at 2 ranks with the installed launcher (or LAUNCHER); it must print the hello line, and the dynamic
 # loader must resolve its libcredo to the installed copy.
-run_hello() { # what, program
-  out=$("$tmp/prefix/bin/credorun" -n 2 "$2" 2>&1) || { fail "$1: the program failed: $out"; return; }
+run_hello() { # what, program[, launcher]
+  out=$("${3:-$tmp/prefix/bin/credorun}" -n 2 "$2" 2>&1) || { fail "$1: the program failed: $out"; return; }
   [ "$out" = "hello from 2 ranks, sum 1" ] || fail "$1: unexpected output '$out'"
   lib=$(ldd "$2" | sed -n 's/^[[:space:]]*libcredo\.so\.[0-9]* => \([^ ]*\) .*/\1/p')
   case "$lib" in
@@ -83,7 +83,35 @@ if [ -e "$tmp/prefix/include/mpi.mod" ]; then
   "$tmp/prefix/bin/mpirun" -n 2 "$tmp/ftest" | grep -q "all checks passed on 2 ranks" || fail "the installed mpi module's test failed"
 fi
 
-# 5. a moved prefix: the tools, the wrapper and pkg-config find the new place
+# 5. CMake's find_package(MPI) with -DMPI_HOME=<prefix>: the installed mpicc and the installed
+# launcher (FindMPI takes mpiexec from MPI_HOME or else from PATH, whatever MPI_C_COMPILER says)
+if command -v cmake >/dev/null; then
+  mkdir -p "$tmp/proj"
+  cat > "$tmp/proj/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.16)
+project(findmpi C)
+find_package(MPI REQUIRED COMPONENTS C)
+message(STATUS "found: MPI_C_COMPILER=\${MPI_C_COMPILER}")
+message(STATUS "found: MPIEXEC_EXECUTABLE=\${MPIEXEC_EXECUTABLE}")
+add_executable(hello "$src")
+target_link_libraries(hello MPI::MPI_C)
+CM
+  san=$("$tmp/prefix/bin/mpicc" --showme:link | grep -oE -- '-fsanitize=[^ ]+' || true)
+  if cmake -S "$tmp/proj" -B "$tmp/proj/b" -DMPI_HOME="$tmp/prefix" -DCMAKE_EXE_LINKER_FLAGS="$san" > "$tmp/cmake.log" 2>&1 &&
+     cmake --build "$tmp/proj/b" >> "$tmp/cmake.log" 2>&1; then
+    found_cc=$(sed -n 's/^-- found: MPI_C_COMPILER=//p' "$tmp/cmake.log")
+    found_exec=$(sed -n 's/^-- found: MPIEXEC_EXECUTABLE=//p' "$tmp/cmake.log")
+    [ "$found_cc" = "$tmp/prefix/bin/mpicc" ] || fail "FindMPI took MPI_C_COMPILER '$found_cc', not the installed mpicc"
+    case "$found_exec" in
+      "$tmp/prefix/bin/mpiexec"|"$tmp/prefix/bin/mpirun"|"$tmp/prefix/bin/credorun") run_hello "FindMPI" "$tmp/proj/b/hello" "$found_exec" ;;
+      *) fail "FindMPI took MPIEXEC_EXECUTABLE '$found_exec', not the installed launcher" ;;
+    esac
+  else
+    fail "a CMake project with find_package(MPI) and MPI_HOME=<prefix> did not configure and build: $(cat "$tmp/cmake.log")"
+  fi
+fi
+
+# 6. a moved prefix: the tools, the wrapper and pkg-config find the new place
 mv "$tmp/prefix" "$tmp/moved"
 "$tmp/moved/bin/credo_info" > /dev/null 2>&1 || fail "credo_info does not run from a moved prefix"
 if "$tmp/moved/bin/mpicc" -O2 -o "$tmp/hello_mv" "$src" 2>"$tmp/cc.err"; then

@@ -35,24 +35,33 @@ if command -v c++ >/dev/null; then
         fail "mpicxx did not build the C++ hello"
     fi
 fi
-# CMake's FindMPI: the wrapper's answers must give include directories and libraries that build
+# CMake's FindMPI, the way the README says: -DMPI_HOME=<credo's build directory>. FindMPI looks for
+# mpiexec first (HINTS MPI_HOME, ENV MPI_HOME, ENV I_MPI_ROOT, then PATH) and only then for the
+# compiler, near that mpiexec; MPI_C_COMPILER alone leaves mpiexec to PATH (Open MPI's or MPICH's
+# /usr/bin/mpiexec here). With MPI_HOME both must be credo's, and the wrapper's answers must give
+# include directories and libraries that build; the program then runs with the MPIEXEC found.
 if command -v cmake >/dev/null; then
     mkdir -p "$tmp/proj"
     cat >"$tmp/proj/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.16)
 project(findmpi C)
 find_package(MPI REQUIRED COMPONENTS C)
+message(STATUS "found: MPI_C_COMPILER=\${MPI_C_COMPILER}")
+message(STATUS "found: MPIEXEC_EXECUTABLE=\${MPIEXEC_EXECUTABLE}")
 add_executable(hello "$hello")
 target_link_libraries(hello MPI::MPI_C)
 CM
     # A sanitizer build of credo: its programs need the sanitizer runtime first, which FindMPI's
     # link line (libraries only) leaves out, so the project links it itself.
     san=$("$mpicc" --showme:link | grep -oE -- '-fsanitize=[^ ]+' || true)
-    if cmake -S "$tmp/proj" -B "$tmp/proj/b" -DMPI_C_COMPILER="$mpicc" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+    if cmake -S "$tmp/proj" -B "$tmp/proj/b" -DMPI_HOME="$build" -DCMAKE_EXE_LINKER_FLAGS="$san" \
         >"$tmp/cmake.log" 2>&1 &&
         cmake --build "$tmp/proj/b" >>"$tmp/cmake.log" 2>&1; then
         grep -q "Found MPI_C: .*libcredo" "$tmp/cmake.log" || fail "FindMPI did not find libcredo: $(grep 'MPI' "$tmp/cmake.log")"
-        out=$("$build/bin/credorun" -n 3 "$tmp/proj/b/hello") || fail "the FindMPI build failed to run"
+        expect "FindMPI's MPI_C_COMPILER" "$(sed -n 's/^-- found: MPI_C_COMPILER=//p' "$tmp/cmake.log")" "^$build/bin/mpicc\$"
+        mpiexec=$(sed -n 's/^-- found: MPIEXEC_EXECUTABLE=//p' "$tmp/cmake.log")
+        expect "FindMPI's MPIEXEC_EXECUTABLE" "$mpiexec" "^$build/bin/(mpiexec|mpirun|credorun)\$"
+        out=$("$mpiexec" -n 3 "$tmp/proj/b/hello") || fail "the FindMPI build failed to run under $mpiexec"
         expect "FindMPI-built hello" "$out" '^hello from 3 ranks, sum 3$'
     else
         fail "a CMake project with find_package(MPI) did not configure and build"; cat "$tmp/cmake.log"
