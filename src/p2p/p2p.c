@@ -855,6 +855,18 @@ static int copy_claim(_Atomic uint64_t *w, uint64_t seq, uint64_t who)
     return 0;
 }
 
+/* Whether the claim word value v says the sender has claimed transfer seq (copy_push) or moved past
+ * it, so that a chunk of seq still in the mailbox must not be copied out: its half may already hold
+ * a later transfer's bytes. The sender claims only its head transfer and finishes every earlier one
+ * first; the receiver claims a later transfer than an unfinished seq only after its claim of seq
+ * failed, which means the sender had claimed seq (copy_takeover). Comparing with the exact value
+ * `seq | SENDER` was not enough: once the sender had pushed seq and claimed seq + 1 too, a stale chunk
+ * of seq was copied from a half that held seq + 1's head (issue 27, tests/stress). */
+static inline int copy_claimed_past(uint64_t v, uint64_t seq)
+{
+    return (v >> MBOX_CLAIM_SHIFT) > seq || ((v >> MBOX_CLAIM_SHIFT) == seq && (v & MBOX_CLAIM_SENDER));
+}
+
 /* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB, or asks for the
  * pipelined copy (below CREDO_CMA_MIN; by default while the sender waits inside MPI): each
  * process_vm_readv pays a system call and pins the pages it reads, which made CMA up to 4.4x slower
@@ -1320,11 +1332,12 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
          * our reads of the half stay after the bit; release: they are done before the sender can
          * claim. Only we set the bit, and no claim succeeds while it is set, so a store clears it. */
         _Atomic uint64_t *cw = &P.self.claims[src];
-        uint64_t cv = atomic_load_explicit(cw, memory_order_relaxed), pushed = c->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_SENDER;
-        while (cv != pushed && !atomic_compare_exchange_weak_explicit(cw, &cv, cv | MBOX_CLAIM_READING,
-                                                                     memory_order_acquire, memory_order_relaxed))
+        uint64_t cv = atomic_load_explicit(cw, memory_order_relaxed);
+        while (!copy_claimed_past(cv, c->seq) &&
+               !atomic_compare_exchange_weak_explicit(cw, &cv, cv | MBOX_CLAIM_READING, memory_order_acquire,
+                                                      memory_order_relaxed))
             ;
-        if (cv == pushed)
+        if (copy_claimed_past(cv, c->seq))
             break;
         const unsigned char *stage = (const unsigned char *)P.peer[src].ctl + P.peer[src].ctl->staging_off;
         size_t half_bytes = (size_t)(P.peer[src].ctl->staging_bytes / 2);
