@@ -34,6 +34,18 @@ typedef struct view_w {
  * (MPI_ERR_COUNT). side names it in messages ("send"), who the peers ("rank", "neighbour"). */
 CREDO_HIDDEN int mc_check_w(const char *fn, MPI_Comm comm, const view_w *w, const char *side,
                             const char *who);
+/* NULL buffers of the v- and w-forms, by mpi_check_buf's rule: refused (MPI_ERR_BUFFER) only where
+ * a block of a predefined type holds bytes. A NULL buffer with nothing to move is valid, and a
+ * derived type may hold absolute addresses from MPI_BOTTOM, which is NULL; so may the MPI_Aint
+ * displacements of Neighbor_alltoallw, which are therefore not checked. Called after the counts and
+ * types are checked. */
+CREDO_HIDDEN int mc_check_vbuf(const char *fn, MPI_Comm comm, const char *side, const char *who,
+                               const void *buf, int n, const int *cnt, MPI_Datatype dt);
+CREDO_HIDDEN int mc_check_wbuf(const char *fn, MPI_Comm comm, const view_w *w, const char *side,
+                               const char *who, const void *buf);
+/* Whether the blocks of one side hold a byte: one buffer as both sides aliases only then. */
+CREDO_HIDDEN int mc_any_v(int n, const int *cnt, MPI_Datatype dt);
+CREDO_HIDDEN int mc_any_w(const view_w *w);
 /* Dense views of w-blocks: byte counts and offsets in the view go to bcnt/boff (n each). Either the
  * user buffer itself or a packed temporary (unpacked block by block on completion by view_wout;
  * prefill: MPI_IN_PLACE, the temporary starts with the buffer's blocks). */

@@ -361,7 +361,7 @@ int mc_check_w(const char *fn, MPI_Comm comm, const view_w *w, const char *side,
         MPI_Datatype t = w->dt[i];
         if (!dt_ok(t))
             return mpi_error(comm, MPI_ERR_TYPE, fn, "%s datatype for %s %d is %s", side, who, i,
-                             t != NULL && t->magic == DT_MAGIC ? "not committed" : "invalid");
+                             dt_live(t) ? "not committed" : "invalid");
         /* The schedules count bytes in ints, the packed blocks of one side included. */
         if (t->size > 0 && (size_t)c > ((size_t)INT_MAX - sum) / t->size)
             return mpi_error(comm, MPI_ERR_COUNT, fn, "%s counts too large (over %d bytes)", side,
@@ -424,7 +424,7 @@ static int check_root(const char *fn, int root, MPI_Comm comm)
 static int check_op(const char *fn, MPI_Op op, MPI_Datatype dt, MPI_Comm comm)
 {
     int rc = op_check(op, dt);
-    if (rc == MPI_ERR_OP && (op == NULL || op->magic != OP_MAGIC))
+    if (rc == MPI_ERR_OP && !op_live(op))
         return mpi_error(comm, rc, fn, "invalid reduction operation");
     if (rc != MPI_SUCCESS)
         return mpi_error(comm, rc, fn, "%s is not defined for datatype %s", op_name(op),
@@ -490,7 +490,7 @@ int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll
     /* The schedule may have finished inside the start call (one rank, self copies only). */
     mpi_req_hook(r, comm, x, mc_done);
     if (req != NULL) {
-        *req = (MPI_Request)r;
+        *req = mpi_req_handle(r);
         return MPI_SUCCESS;
     }
     int rc = mpi_req_wait(r, NULL);
@@ -763,15 +763,47 @@ static size_t block_bytes(const void *buf, int count, MPI_Datatype dt)
     return buf == MPI_IN_PLACE ? 0 : (size_t)count * dt->size;
 }
 
-/* A NULL receive buffer with something to receive (predefined or derived type: gatherv's check). */
-static int check_recv_null(const char *fn, const void *rb, int n, const int *rcounts,
-                           MPI_Datatype rt, MPI_Comm comm)
+/* NULL buffers of the v- and w-forms (coll_view.h). */
+static int null_block(const void *buf, int count, MPI_Datatype dt)
 {
-    if (rb == NULL && rt->size > 0)
-        for (int i = 0; i < n; i++)
-            if (rcounts[i] > 0)
-                return mpi_error(comm, MPI_ERR_BUFFER, fn, "receive buffer is NULL");
+    return buf == NULL && count > 0 && dt->size > 0 && (dt->flags & DT_F_PREDEF);
+}
+
+int mc_check_vbuf(const char *fn, MPI_Comm comm, const char *side, const char *who,
+                  const void *buf, int n, const int *cnt, MPI_Datatype dt)
+{
+    for (int i = 0; buf == NULL && i < n; i++)
+        if (null_block(buf, cnt[i], dt))
+            return mpi_error(comm, MPI_ERR_BUFFER, fn, "%s buffer is NULL with count %d for %s %d",
+                             side, cnt[i], who, i);
     return MPI_SUCCESS;
+}
+
+int mc_check_wbuf(const char *fn, MPI_Comm comm, const view_w *w, const char *side,
+                  const char *who, const void *buf)
+{
+    /* MPI_Aint displacements may be absolute addresses, of predefined types too */
+    for (int i = 0; buf == NULL && w->adisp == NULL && i < w->n; i++)
+        if (w->cnt[i] > 0 && null_block(buf, w->cnt[i], w->dt[i]))
+            return mpi_error(comm, MPI_ERR_BUFFER, fn, "%s buffer is NULL with count %d for %s %d",
+                             side, w->cnt[i], who, i);
+    return MPI_SUCCESS;
+}
+
+int mc_any_v(int n, const int *cnt, MPI_Datatype dt)
+{
+    for (int i = 0; dt->size > 0 && i < n; i++)
+        if (cnt[i] > 0)
+            return 1;
+    return 0;
+}
+
+int mc_any_w(const view_w *w)
+{
+    for (int i = 0; i < w->n; i++)
+        if (w->cnt[i] > 0 && w->dt[i]->size > 0)
+            return 1;
+    return 0;
 }
 
 static int do_gather(const char *fn, const void *sb, int scount, MPI_Datatype st, void *rb,
@@ -829,7 +861,7 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
             CK(check_inter_in_place(fn, comm, rb));
             CK(check_counts(fn, comm->remote_size, rcounts, displs, comm));
             CK(check_type(fn, 0, rt, comm));
-            CK(check_recv_null(fn, rb, comm->remote_size, rcounts, rt, comm));
+            CK(mc_check_vbuf(fn, comm, "receive", "rank", rb, comm->remote_size, rcounts, rt));
         } else if (root != MPI_PROC_NULL) {
             CK(check_inter_in_place(fn, comm, sb));
             CK(mpi_check_buf(comm, fn, sb, scount, st));
@@ -848,8 +880,8 @@ static int do_gatherv(const char *fn, const void *sb, int scount, MPI_Datatype s
     if (at_root) {
         CK(check_counts(fn, p, rcounts, displs, comm));
         CK(check_type(fn, 0, rt, comm));
-        CK(check_recv_null(fn, rb, p, rcounts, rt, comm));
-        CK(check_alias(fn, sb, rb, sbytes, comm));
+        CK(mc_check_vbuf(fn, comm, "receive", "rank", rb, p, rcounts, rt));
+        CK(check_alias(fn, sb, rb, mc_any_v(p, rcounts, rt) ? sbytes : 0, comm));
     }
     int *b = at_root ? malloc(2 * (size_t)p * sizeof(int)) : NULL;
     if (at_root && b == NULL)
@@ -924,6 +956,7 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
             CK(check_inter_in_place(fn, comm, sb));
             CK(check_counts(fn, comm->remote_size, scounts, displs, comm));
             CK(check_type(fn, 0, st, comm));
+            CK(mc_check_vbuf(fn, comm, "send", "rank", sb, comm->remote_size, scounts, st));
         } else if (root != MPI_PROC_NULL) {
             CK(check_inter_in_place(fn, comm, rb));
             CK(mpi_check_buf(comm, fn, rb, rcount, rt));
@@ -942,7 +975,8 @@ static int do_scatterv(const char *fn, const void *sb, const int *scounts, const
     if (at_root) {
         CK(check_counts(fn, p, scounts, displs, comm));
         CK(check_type(fn, 0, st, comm));
-        CK(check_alias(fn, rb, sb, rbytes, comm));
+        CK(mc_check_vbuf(fn, comm, "send", "rank", sb, p, scounts, st));
+        CK(check_alias(fn, rb, sb, mc_any_v(p, scounts, st) ? rbytes : 0, comm));
     }
     int *b = at_root ? malloc(2 * (size_t)p * sizeof(int)) : NULL;
     if (at_root && b == NULL)
@@ -1003,9 +1037,9 @@ static int do_allgatherv(const char *fn, const void *sb, int scount, MPI_Datatyp
     size_t sbytes = block_bytes(sb, scount, st);
     CK(check_counts(fn, p, rcounts, displs, comm));
     CK(check_type(fn, 0, rt, comm));
-    CK(check_alias(fn, sb, rb, sbytes, comm));
+    CK(mc_check_vbuf(fn, comm, "receive", "rank", rb, p, rcounts, rt));
+    CK(check_alias(fn, sb, rb, mc_any_v(p, rcounts, rt) ? sbytes : 0, comm));
     if (COMM_IS_INTER(comm)) {
-        CK(check_recv_null(fn, rb, p, rcounts, rt, comm));
         return ic_result(fn, comm,
                          req ? icnb_allgatherv(sb, scount, st, rb, rcounts, displs, rt, comm, req)
                              : ic_allgatherv(sb, scount, st, rb, rcounts, displs, rt, comm));
@@ -1085,18 +1119,27 @@ static int do_alltoallvw(const char *fn, const a2a_args *a, MPI_Comm comm, MPI_R
     if (!in_place) {
         if (w) {
             CK(mc_check_w(fn, comm, &sw, "send", "rank"));
+            CK(mc_check_wbuf(fn, comm, &sw, "send", "rank", a->sb));
         } else {
             CK(check_counts(fn, p, a->scounts, a->sdispls, comm));
             CK(check_type(fn, 0, a->st, comm));
+            CK(mc_check_vbuf(fn, comm, "send", "rank", a->sb, p, a->scounts, a->st));
         }
-        CK(check_alias(fn, a->sb, a->rb, 1, comm)); /* whatever the counts */
     }
     if (w) {
         CK(mc_check_w(fn, comm, &rw, "receive", "rank"));
+        CK(mc_check_wbuf(fn, comm, &rw, "receive", "rank", a->rb));
     } else {
         CK(check_counts(fn, p, a->rcounts, a->rdispls, comm));
         CK(check_type(fn, 0, a->rt, comm));
+        CK(mc_check_vbuf(fn, comm, "receive", "rank", a->rb, p, a->rcounts, a->rt));
     }
+    /* one buffer as both sides aliases only when each side moves a byte (whatever the layout) */
+    if (!in_place)
+        CK(check_alias(fn, a->sb, a->rb,
+                       (w ? mc_any_w(&sw) && mc_any_w(&rw)
+                          : mc_any_v(p, a->scounts, a->st) && mc_any_v(p, a->rcounts, a->rt)),
+                       comm));
     if (COMM_IS_INTER(comm))
         return ic_result(fn, comm,
                          req ? icnb_alltoallvw(a->sb, a->scounts, a->sdispls, a->st, a->sts,

@@ -992,14 +992,24 @@ static int check_vec(const char *fn, MPI_Comm comm, int n, const int *cnt, const
     return MPI_SUCCESS;
 }
 
-/* A buffer of count elements of dt that some message uses: not NULL (the v-forms are not checked:
- * their displacements may be absolute, from MPI_BOTTOM). */
+/* A buffer of count elements of dt that some message uses: not NULL where it holds bytes. */
 static int check_nb_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
                         int used)
 {
     if (count < 0)
         return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
     return mpi_check_buf(comm, fn, used ? buf : NULL, used ? count : 0, dt);
+}
+
+/* Whether one side moves a byte: n blocks of count elements of dt (single-count forms), the
+ * counts of a v-form (cnt, one type) or of a w-form (w). */
+static int nb_any(int n, int count, MPI_Datatype dt, const int *cnt, const view_w *w)
+{
+    if (w != NULL)
+        return mc_any_w(w);
+    if (cnt != NULL)
+        return mc_any_v(n, cnt, dt);
+    return n > 0 && count > 0 && dt->size > 0;
 }
 
 static int nb_check(const char *fn, MPI_Comm comm, const nb_args *a, const nbhd *nb)
@@ -1009,23 +1019,31 @@ static int nb_check(const char *fn, MPI_Comm comm, const nb_args *a, const nbhd 
         return mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed");
     view_w sw = {nb->nout, a->scounts, NULL, a->sdispls_w, a->sts};
     view_w rw = {nb->nin, a->rcounts, NULL, a->rdispls_w, a->rts};
-    if (a->kind == NB_ALLTOALLW) {
+    int w = a->kind == NB_ALLTOALLW, sv = a->kind == NB_ALLTOALLV,
+        rv = a->kind == NB_ALLGATHERV || a->kind == NB_ALLTOALLV;
+    if (w) {
         CK(mc_check_w(fn, comm, &sw, "send", "neighbour"));
-    } else if (a->kind == NB_ALLTOALLV) {
+        CK(mc_check_wbuf(fn, comm, &sw, "send", "neighbour", a->sb));
+    } else if (sv) {
         CK(check_type(fn, comm, a->st));
         CK(check_vec(fn, comm, nb->nout, a->scounts, a->sdispls, "send"));
+        CK(mc_check_vbuf(fn, comm, "send", "neighbour", a->sb, nb->nout, a->scounts, a->st));
     } else {
         CK(check_nb_buf(fn, comm, a->sb, a->scount, a->st, nb->nout > 0));
     }
-    if (a->kind == NB_ALLTOALLW) {
+    if (w) {
         CK(mc_check_w(fn, comm, &rw, "receive", "neighbour"));
-    } else if (a->kind == NB_ALLGATHERV || a->kind == NB_ALLTOALLV) {
+        CK(mc_check_wbuf(fn, comm, &rw, "receive", "neighbour", a->rb));
+    } else if (rv) {
         CK(check_type(fn, comm, a->rt));
         CK(check_vec(fn, comm, nb->nin, a->rcounts, a->rdispls, "receive"));
+        CK(mc_check_vbuf(fn, comm, "receive", "neighbour", a->rb, nb->nin, a->rcounts, a->rt));
     } else {
         CK(check_nb_buf(fn, comm, a->rb, a->rcount, a->rt, nb->nin > 0));
     }
-    if (a->sb != NULL && a->sb == a->rb && nb->nout > 0 && nb->nin > 0)
+    if (a->sb != NULL && a->sb == a->rb &&
+        nb_any(nb->nout, a->scount, a->st, sv ? a->scounts : NULL, w ? &sw : NULL) &&
+        nb_any(nb->nin, a->rcount, a->rt, rv ? a->rcounts : NULL, w ? &rw : NULL))
         return mpi_error(comm, MPI_ERR_BUFFER, fn,
                          "send and receive buffers alias (not allowed in neighbourhood collectives)");
     return MPI_SUCCESS;
