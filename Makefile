@@ -3,6 +3,8 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The makes that cmake --build starts inherit this: no "Entering directory" pair around every step.
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all build demo check asan-check release-build bench install clean
 
@@ -14,8 +16,10 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main demo: 4 ranks exchange messages under static credit flow control and report it.
-demo: build
+# The main demo: 4 ranks exchange messages under static credit flow control and report it. Builds
+# only what it runs (the launcher, the demo and libcredo), not the tools and the test suite.
+demo: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target credorun credo_demo
 	$(BUILD)/bin/credorun -n 4 --fc static --fc-report $(BUILD)/bin/credo_demo
 
 check: build
