@@ -134,6 +134,10 @@ static int next_token(parser *ps, token *t)
     if (is_word_char(*ps->p)) {
         while (ps->p < ps->end && is_word_char(*ps->p))
             ps->p++;
+    } else if ((unsigned char)*ps->p < 0x20 || (unsigned char)*ps->p >= 0x7f) {
+        /* not text: say which byte, instead of printing it */
+        return fail(ps, ps->line, "expected a word, '{', '}' or ':', got byte 0x%02x",
+                    (unsigned)(unsigned char)*ps->p);
     } else {
         ps->p++;
     }
@@ -194,8 +198,9 @@ static int parse_int(parser *ps, const char *what, int allow_neg, int allow_b, i
         char c = t.s[i];
         if (c < '0' || c > '9')
             return fail(ps, t.line, "expected %s, got " TOKFMT, what, TOKARG(&t));
-        if (v > (UINT64_MAX - 9) / 10)
-            return fail(ps, t.line, "expected %s, got too large " TOKFMT, what, TOKARG(&t));
+        if (v > (UINT64_MAX - 9) / 10) /* would overflow 64 bits: far outside any range */
+            return fail(ps, t.line, "expected %s %s %lld, got too large " TOKFMT, what,
+                        neg ? ">=" : "<=", neg ? (long long)min : (long long)max, TOKARG(&t));
         v = v * 10 + (uint64_t)(c - '0');
     }
     if (neg) {
@@ -248,6 +253,8 @@ static int label_rehash(parser *ps)
 /* Returns the label id for the token text, creating it (op = NO_OP) on first mention. */
 static int label_lookup(parser *ps, const token *t, uint32_t *id)
 {
+    if (ps->used >= (1u << 30)) /* the table doubles up to 2^31 slots */
+        return fail(ps, t->line, "expected at most %u labels per rank", 1u << 30);
     if ((uint64_t)(ps->used + 1) * 2 > ps->cap && label_rehash(ps))
         return fail(ps, t->line, "out of memory");
     uint32_t h = (uint32_t)hash_bytes(t->s, t->len) & (ps->cap - 1);
@@ -378,6 +385,8 @@ static int parse_rank_body(parser *ps, uint32_t nranks, uint32_t *close_line)
         if (!t.len)
             return fail(ps, t.line, "expected '}' closing the rank block, got end of input");
         if (tok_is(&t, "send") || tok_is(&t, "recv") || tok_is(&t, "calc")) {
+            if (ps->nops >= GOAL_TXT_MAX_OPS_PER_RANK)
+                return fail(ps, t.line, "expected at most %u operations per rank", GOAL_TXT_MAX_OPS_PER_RANK);
             if (grow((void **)&ps->ops, &ps->ops_cap, ps->nops + 1, sizeof *ps->ops))
                 return fail(ps, t.line, "out of memory");
             if (parse_op(ps, &t, nranks, &ps->ops[ps->nops]))
@@ -403,8 +412,8 @@ static int parse_rank_body(parser *ps, uint32_t nranks, uint32_t *close_line)
                 return fail(ps, t.line, "expected a new label, got " TOKFMT
                             " already defined on line %u", TOKARG(&t),
                             ps->ops[ps->labels[id].op].line);
-            if (ps->nops == NO_OP)
-                return fail(ps, t.line, "expected fewer operations per rank");
+            if (ps->nops >= GOAL_TXT_MAX_OPS_PER_RANK)
+                return fail(ps, t.line, "expected at most %u operations per rank", GOAL_TXT_MAX_OPS_PER_RANK);
             if (grow((void **)&ps->ops, &ps->ops_cap, ps->nops + 1, sizeof *ps->ops))
                 return fail(ps, t.line, "out of memory");
             if (parse_op(ps, &k, nranks, &ps->ops[ps->nops]))
@@ -427,6 +436,8 @@ static int parse_rank_body(parser *ps, uint32_t nranks, uint32_t *close_line)
             return fail(ps, t3.line, "expected a label after '%s', got " TOKFMT,
                         kind == GOAL_TXT_REQUIRES ? "requires" : "irequires", TOKARG(&t3));
         uint32_t on;
+        if (ps->ndeps >= UINT32_MAX - 1)
+            return fail(ps, t.line, "expected at most %u dependencies per rank", UINT32_MAX - 1);
         if (label_lookup(ps, &t, &id) || label_lookup(ps, &t3, &on))
             return -1;
         if (grow((void **)&ps->deps, &ps->deps_cap, ps->ndeps + 1, sizeof *ps->deps) ||
@@ -481,21 +492,71 @@ static int finish_rank(parser *ps, goal_txt_rank *r)
     return 0;
 }
 
+/* Ranks seen so far: open addressing on rank + 1 (0 = empty), sized by the blocks read, never by
+ * num_ranks. */
+typedef struct rank_set {
+    uint32_t *slot;
+    uint32_t cap, used;
+} rank_set;
+
+static uint32_t rank_hash(uint32_t r)
+{
+    uint64_t h = (uint64_t)r * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* 1 if r was new (and is now in), 0 if seen before, -1 out of memory. */
+static int rank_set_add(rank_set *rs, uint32_t r)
+{
+    if ((uint64_t)(rs->used + 1) * 2 > rs->cap) {
+        uint32_t ncap = rs->cap ? rs->cap * 2 : 64;
+        uint32_t *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return -1;
+        for (uint32_t i = 0; i < rs->cap; i++) {
+            if (!rs->slot[i])
+                continue;
+            uint32_t h = rank_hash(rs->slot[i] - 1) & (ncap - 1);
+            while (ns[h])
+                h = (h + 1) & (ncap - 1);
+            ns[h] = rs->slot[i];
+        }
+        free(rs->slot);
+        rs->slot = ns;
+        rs->cap = ncap;
+    }
+    uint32_t h = rank_hash(r) & (rs->cap - 1);
+    while (rs->slot[h]) {
+        if (rs->slot[h] == r + 1)
+            return 0;
+        h = (h + 1) & (rs->cap - 1);
+    }
+    rs->slot[h] = r + 1;
+    rs->used++;
+    return 1;
+}
+
+static int block_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const goal_txt_rank *)a)->rank, y = ((const goal_txt_rank *)b)->rank;
+    return x < y ? -1 : x > y;
+}
+
 static int parse_all(parser *ps, goal_txt *g)
 {
     token t;
     int64_t v;
+    uint32_t blocks_cap = 0;
+    int sorted = 1;
+    if (skip_space(ps))
+        return -1;
+    g->nranks_line = ps->line;
     if (expect_word(ps, "num_ranks"))
         return -1;
-    if (parse_int(ps, "a rank count", 0, 0, 1, INT32_MAX, &v))
+    if (parse_int(ps, "a rank count", 0, 0, 1, GOAL_TXT_MAX_RANKS, &v))
         return -1;
     g->nranks = (uint32_t)v;
-    g->ranks = calloc(g->nranks, sizeof *g->ranks);
-    if (!g->ranks)
-        return fail(ps, ps->line, "out of memory for %u ranks", g->nranks);
-    uint8_t *seen = calloc(g->nranks, 1);
-    if (!seen)
-        return fail(ps, ps->line, "out of memory");
+    rank_set seen = {0};
     int rc = -1;
     for (;;) {
         if (next_token(ps, &t))
@@ -509,20 +570,41 @@ static int parse_all(parser *ps, goal_txt *g)
         uint32_t rank_line = t.line;
         if (parse_int(ps, "a rank number", 0, 0, 0, (int64_t)g->nranks - 1, &v))
             goto out;
-        if (seen[v]) {
+        int added = rank_set_add(&seen, (uint32_t)v);
+        if (added < 0) {
+            fail(ps, rank_line, "out of memory after %u rank blocks", g->nblocks);
+            goto out;
+        }
+        if (!added) {
             fail(ps, rank_line, "expected each rank once, got rank %lld again", (long long)v);
             goto out;
         }
-        seen[v] = 1;
         if (expect_word(ps, "{"))
             goto out;
-        uint32_t close_line;
-        if (parse_rank_body(ps, g->nranks, &close_line) || finish_rank(ps, &g->ranks[v]))
+        if (grow((void **)&g->blocks, &blocks_cap, g->nblocks + 1, sizeof *g->blocks)) {
+            fail(ps, rank_line, "out of memory after %u rank blocks", g->nblocks);
             goto out;
+        }
+        goal_txt_rank *r = &g->blocks[g->nblocks];
+        memset(r, 0, sizeof *r);
+        r->rank = (uint32_t)v;
+        if (g->nblocks && g->blocks[g->nblocks - 1].rank > r->rank)
+            sorted = 0;
+        g->nblocks++; /* counted before it is filled: goal_txt_free frees what finish_rank gave it */
+        uint32_t close_line;
+        if (parse_rank_body(ps, g->nranks, &close_line) || finish_rank(ps, r))
+            goto out;
+    }
+    if (!sorted)
+        qsort(g->blocks, g->nblocks, sizeof *g->blocks, block_cmp);
+    if (g->nblocks && g->nblocks < blocks_cap) {
+        goal_txt_rank *b = realloc(g->blocks, (size_t)g->nblocks * sizeof *b);
+        if (b)
+            g->blocks = b;
     }
     rc = 0;
 out:
-    free(seen);
+    free(seen.slot);
     return rc;
 }
 
@@ -555,8 +637,25 @@ int goal_txt_read_mem(const char *text, size_t len, const char *name, goal_txt *
 
 int goal_txt_read_file(const char *path, goal_txt **out, char *err, size_t errlen)
 {
+    return goal_txt_read_file_max(path, 0, out, err, errlen);
+}
+
+/* Line (1-based) of byte `off` of buf. */
+static uint32_t line_of(const char *buf, size_t off)
+{
+    uint32_t line = 1;
+    for (size_t i = 0; i < off; i++)
+        line += buf[i] == '\n';
+    return line;
+}
+
+int goal_txt_read_file_max(const char *path, uint64_t max_bytes, goal_txt **out, char *err,
+                           size_t errlen)
+{
     if (out)
         *out = NULL;
+    if (!max_bytes)
+        max_bytes = GOAL_TXT_MAX_FILE_BYTES;
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
         if (err && errlen)
@@ -564,33 +663,241 @@ int goal_txt_read_file(const char *path, goal_txt **out, char *err, size_t errle
                      strerror(path ? errno : EINVAL));
         return -1;
     }
+    /* Read in chunks up to the limit (one byte more tells a file of exactly the limit from a larger
+     * one); each chunk is looked at for a NUL byte, so /dev/zero ends at its first chunk. */
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
+    const char *why = NULL;
+    int rd_errno = 0;
+    uint32_t bad_line = 0;
     while (buf) {
-        size_t n = fread(buf + len, 1, cap - len, f);
+        size_t want = cap - len;
+        if ((uint64_t)len + want > max_bytes + 1)
+            want = (size_t)(max_bytes + 1 - len);
+        size_t n = fread(buf + len, 1, want, f);
+        const char *nul = n ? memchr(buf + len, '\0', n) : NULL;
         len += n;
-        if (len < cap)
+        if (nul) {
+            bad_line = line_of(buf, (size_t)(nul - buf));
+            why = "nul";
             break;
-        char *nb = realloc(buf, cap * 2);
+        }
+        if (len > max_bytes) {
+            why = "big";
+            break;
+        }
+        if (n < want) {
+            if (ferror(f)) {
+                rd_errno = errno;
+                why = "read";
+            }
+            break;
+        }
+        if (len < cap)
+            continue;
+        size_t ncap = (uint64_t)cap * 2 > max_bytes + 1 ? (size_t)(max_bytes + 1) : cap * 2;
+        char *nb = realloc(buf, ncap);
         if (!nb) {
             free(buf);
             buf = NULL;
             break;
         }
         buf = nb;
-        cap *= 2;
+        cap = ncap;
     }
-    int rd_err = ferror(f);
     fclose(f);
-    if (!buf || rd_err) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s:0: expected a readable file, got %s", path,
-                     buf ? "a read error" : "out of memory");
+    if (!buf || why) {
+        if (err && errlen) {
+            if (!buf)
+                snprintf(err, errlen, "%s:0: expected a readable file, got out of memory after %zu bytes",
+                         path, len);
+            else if (why[0] == 'n')
+                snprintf(err, errlen, "%s:%u: expected GOAL text, got a NUL byte (not a text file)",
+                         path, bad_line);
+            else if (why[0] == 'b')
+                snprintf(err, errlen, "%s:0: expected at most %llu bytes of GOAL text, got more",
+                         path, (unsigned long long)max_bytes);
+            else
+                snprintf(err, errlen, "%s:0: expected a readable file, got a read error: %s", path,
+                         strerror(rd_errno ? rd_errno : EIO));
+        }
         free(buf);
         return -1;
     }
     int rc = goal_txt_read_mem(buf, len, path, out, err, errlen);
     free(buf);
+    return rc;
+}
+
+const goal_txt_rank *goal_txt_rank_of(const goal_txt *g, uint32_t rank)
+{
+    if (!g)
+        return NULL;
+    uint32_t lo = 0, hi = g->nblocks;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->blocks[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->nblocks && g->blocks[lo].rank == rank ? &g->blocks[lo] : NULL;
+}
+
+/* ---- static matching ---- */
+typedef struct msg_key {
+    uint32_t src, dst;
+    int32_t tag;
+    uint32_t blk, op; /* where: blocks[blk].ops[op] */
+    uint32_t pad;
+} msg_key;
+
+static int key_cmp(const void *a, const void *b)
+{
+    const msg_key *x = a, *y = b;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->tag != y->tag)
+        return x->tag < y->tag ? -1 : 1;
+    if (x->blk != y->blk)
+        return x->blk < y->blk ? -1 : 1;
+    return x->op < y->op ? -1 : x->op > y->op;
+}
+
+static int same_key(const msg_key *x, const msg_key *y)
+{
+    return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
+}
+
+/* Sends in S (sorted by destination first) to rank dst. */
+static size_t sends_to(const msg_key *S, size_t ns, uint32_t dst)
+{
+    size_t lo = 0, hi = ns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (S[mid].dst < dst)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t first = lo;
+    hi = ns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (S[mid].dst <= dst)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - first;
+}
+
+int goal_txt_check_matching(const goal_txt *g, const char *name, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!name)
+        name = "<memory>";
+    uint64_t nsend = 0, nrecv = 0;
+    for (uint32_t b = 0; b < g->nblocks; b++)
+        for (uint32_t i = 0; i < g->blocks[b].nops; i++) {
+            const goal_txt_op *o = &g->blocks[b].ops[i];
+            if (o->kind == GOAL_TXT_SEND)
+                nsend++;
+            else if (o->kind == GOAL_TXT_RECV && o->peer >= 0 && o->tag >= 0)
+                nrecv++;
+        }
+    msg_key *S = malloc((size_t)(nsend ? nsend : 1) * sizeof *S);
+    msg_key *R = malloc((size_t)(nrecv ? nrecv : 1) * sizeof *R);
+    uint64_t *wild = calloc(g->nblocks ? g->nblocks : 1, sizeof *wild); /* per block */
+    int rc = -1;
+    if (!S || !R || !wild) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s:0: out of memory for %llu messages", name,
+                     (unsigned long long)(nsend + nrecv));
+        goto out;
+    }
+    size_t ns = 0, nr = 0;
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        const goal_txt_rank *r = &g->blocks[b];
+        for (uint32_t i = 0; i < r->nops; i++) {
+            const goal_txt_op *o = &r->ops[i];
+            if (o->kind == GOAL_TXT_SEND)
+                S[ns++] = (msg_key){r->rank, (uint32_t)o->peer, o->tag, b, i, 0};
+            else if (o->kind == GOAL_TXT_RECV && (o->peer < 0 || o->tag < 0))
+                wild[b]++;
+            else if (o->kind == GOAL_TXT_RECV)
+                R[nr++] = (msg_key){(uint32_t)o->peer, r->rank, o->tag, b, i, 0};
+        }
+    }
+    qsort(S, ns, sizeof *S, key_cmp);
+    qsort(R, nr, sizeof *R, key_cmp);
+    /* Walk both sorted lists key by key. */
+    size_t i = 0, j = 0;
+    while (i < ns || j < nr) {
+        int c = i < ns && j < nr ? key_cmp(&S[i], &R[j]) : i < ns ? -1 : 1;
+        msg_key k = c <= 0 ? S[i] : R[j];
+        size_t si = i, rj = j;
+        while (i < ns && same_key(&S[i], &k))
+            i++;
+        while (j < nr && same_key(&R[j], &k))
+            j++;
+        size_t cs = i - si, cr = j - rj;
+        const goal_txt_rank *d = goal_txt_rank_of(g, k.dst);
+        int has_wild = d && wild[d - g->blocks];
+        if (cr > cs) { /* exact receives beyond the sends of their key: never matched */
+            const msg_key *x = &R[rj + cs];
+            const goal_txt_op *o = &g->blocks[x->blk].ops[x->op];
+            if (err && errlen)
+                snprintf(err, errlen,
+                         "%s:%u: schedule cannot complete: rank %u, op %u (recv %llub from %u tag %d): "
+                         "no matching send (%zu such receive%s, %zu send%s)",
+                         name, o->line, k.dst, x->op, (unsigned long long)o->size, k.src, k.tag, cr,
+                         cr == 1 ? "" : "s", cs, cs == 1 ? "" : "s");
+            goto out;
+        }
+        if (cs > cr && !has_wild) { /* sends beyond the receives of their key: none can take them */
+            const msg_key *x = &S[si + cr];
+            const goal_txt_op *o = &g->blocks[x->blk].ops[x->op];
+            if (err && errlen)
+                snprintf(err, errlen,
+                         "%s:%u: schedule cannot complete: message from rank %u to rank %u (tag %d, %llu bytes) "
+                         "is never received (%zu such send%s, %zu matching receive%s)",
+                         name, o->line, k.src, k.dst, k.tag, (unsigned long long)o->size, cs,
+                         cs == 1 ? "" : "s", cr, cr == 1 ? "" : "s");
+            goto out;
+        }
+    }
+    /* Ranks with wildcard receives: the totals must still agree. */
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        if (!wild[b])
+            continue;
+        const goal_txt_rank *r = &g->blocks[b];
+        uint64_t recvd = 0, sent = sends_to(S, ns, r->rank);
+        uint32_t line = 0;
+        for (uint32_t x = 0; x < r->nops; x++)
+            if (r->ops[x].kind == GOAL_TXT_RECV) {
+                recvd++;
+                if (!line)
+                    line = r->ops[x].line;
+            }
+        if (recvd == sent)
+            continue;
+        if (err && errlen)
+            snprintf(err, errlen,
+                     "%s:%u: schedule cannot complete: rank %u receives %llu message%s (%llu with a wildcard) "
+                     "but is sent %llu",
+                     name, line, r->rank, (unsigned long long)recvd, recvd == 1 ? "" : "s",
+                     (unsigned long long)wild[b], (unsigned long long)sent);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(S);
+    free(R);
+    free(wild);
     return rc;
 }
 
@@ -600,9 +907,9 @@ int goal_txt_write(FILE *f, const goal_txt *g)
         return -1;
     static const char *const kname[] = {"send", "recv", "calc"};
     fprintf(f, "num_ranks %u\n", g->nranks);
-    for (uint32_t r = 0; r < g->nranks; r++) {
-        const goal_txt_rank *rk = &g->ranks[r];
-        fprintf(f, "\nrank %u {\n", r);
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        const goal_txt_rank *rk = &g->blocks[b];
+        fprintf(f, "\nrank %u {\n", rk->rank);
         for (uint32_t i = 0; i < rk->nops; i++) {
             const goal_txt_op *o = &rk->ops[i];
             if (o->kind > GOAL_TXT_CALC)
@@ -631,12 +938,12 @@ void goal_txt_free(goal_txt *g)
 {
     if (!g)
         return;
-    if (g->ranks) {
-        for (uint32_t r = 0; r < g->nranks; r++) {
-            free(g->ranks[r].ops);
-            free(g->ranks[r].deps);
+    if (g->blocks) {
+        for (uint32_t b = 0; b < g->nblocks; b++) {
+            free(g->blocks[b].ops);
+            free(g->blocks[b].deps);
         }
-        free(g->ranks);
+        free(g->blocks);
     }
     free(g);
 }

@@ -39,26 +39,53 @@ typedef struct goal_txt_dep {
     uint8_t kind; /* enum goal_txt_dep_kind */
 } goal_txt_dep;
 
-/* ops are in order of appearance in the rank block; deps in order of appearance too. */
+/* One rank block of the file: ops in order of appearance, deps in order of appearance too. */
 typedef struct goal_txt_rank {
+    uint32_t rank; /* the rank this block describes */
     uint32_t nops, ndeps;
     goal_txt_op *ops;
     goal_txt_dep *deps;
 } goal_txt_rank;
 
+/* Storage follows what the file holds, not what it declares: only ranks with a block get one, so
+ * `num_ranks 2000000000` with two blocks costs two blocks. A rank without a block is empty. */
 typedef struct goal_txt {
-    uint32_t nranks;
-    goal_txt_rank *ranks; /* nranks entries; a rank without a block is empty */
+    uint32_t nranks;        /* declared by num_ranks (1 .. GOAL_TXT_MAX_RANKS) */
+    uint32_t nranks_line;   /* source line of num_ranks (0 when built in memory) */
+    uint32_t nblocks;       /* rank blocks, in increasing rank order, each rank at most once */
+    goal_txt_rank *blocks;
 } goal_txt;
+
+/* Limits of the reader. Ranks and peers are int32 in the in-memory form; the operations and the
+ * dependencies of one rank are counted in 32 bits. A file is read whole, so the file reader refuses
+ * files above a byte limit (GOAL_TXT_MAX_FILE_BYTES unless the caller gives another) instead of
+ * reading without end (`--goal /dev/zero`); a NUL byte is refused at once (not text). */
+#define GOAL_TXT_MAX_RANKS 2147483647u
+#define GOAL_TXT_MAX_OPS_PER_RANK 4294967294u
+#define GOAL_TXT_MAX_FILE_BYTES (1ull << 30)
 
 /* Readers return 0 and a new goal_txt in *out (free with goal_txt_free), or -1 with *out = NULL and
  * a message "name:line: expected ..., got ..." in err (truncated to errlen; err may be NULL).
- * They are reentrant: no static state. Checks: ranks in range and not repeated, peers in range,
- * tag -1 / peer -1 only on recv, cpu/nic <= 255, labels defined once and every used label defined. */
+ * They are reentrant: no static state. Checks: every number is decimal, in range and followed by
+ * nothing but its unit ('b' on sizes); ranks in range and not repeated, peers in range, tag -1 /
+ * peer -1 only on recv, cpu/nic <= 255, labels defined once and every used label defined, no byte
+ * outside printable ASCII and blanks. Memory is proportional to the text, whatever it declares. */
 int goal_txt_read_file(const char *path, goal_txt **out, char *err, size_t errlen);
+/* The same with a byte limit of the caller's (0 = GOAL_TXT_MAX_FILE_BYTES). */
+int goal_txt_read_file_max(const char *path, uint64_t max_bytes, goal_txt **out, char *err,
+                           size_t errlen);
 int goal_txt_read_mem(const char *text, size_t len, const char *name, goal_txt **out, char *err,
                       size_t errlen);
-/* Writes g in the text format (labels l0, l1, ... = op indices). 0, or -1 on a write error. */
+/* The block of `rank`, or NULL when the file has none (the rank is empty). O(log nblocks). */
+const goal_txt_rank *goal_txt_rank_of(const goal_txt *g, uint32_t rank);
+/* Whether every message can find its partner, counted per (source, destination, tag): a send
+ * nobody receives, or a receive nobody sends to, makes the schedule unable to complete. Wildcard
+ * receives (peer or tag -1) may take any message sent to their rank, so for a rank that has them
+ * only the totals are compared (the rest is left to whoever runs the schedule). Memory: 24 bytes
+ * per send and receive. 0, or -1 with "name:line: schedule cannot complete: ..." in err. */
+int goal_txt_check_matching(const goal_txt *g, const char *name, char *err, size_t errlen);
+/* Writes g in the text format (labels l0, l1, ... = op indices; only the blocks g holds). 0, or -1
+ * on a write error. */
 int goal_txt_write(FILE *f, const goal_txt *g);
 void goal_txt_free(goal_txt *g);
 

@@ -108,14 +108,27 @@ void sim_sched_reset(sim_sched *s);
 void sim_sched_free(sim_sched *s);
 size_t sim_sched_bytes(const sim_sched *s);
 
-/* GOAL text through src/goal's reader (no second parser here). */
+/* Ranks the simulator supports (host numbers share a 32-bit word with the event kind). */
+#define SIM_MAX_RANKS ((1u << 28) - 1)
+
+/* GOAL text through src/goal's reader (no second parser here). Refused before anything is allocated
+ * per rank: num_ranks above SIM_MAX_RANKS, and sends or receives that counting shows unmatched
+ * (goal_txt_check_matching). The file variant reads at most GOAL_TXT_MAX_FILE_BYTES (1 GiB), the
+ * _max one at most max_bytes (0 = that default). */
 int sim_sched_from_goal_file(const char *path, sim_sched **out, char *err, size_t errlen);
+int sim_sched_from_goal_file_max(const char *path, uint64_t max_bytes, sim_sched **out, char *err, size_t errlen);
 int sim_sched_from_goal_mem(const char *text, size_t len, const char *name, sim_sched **out,
                             char *err, size_t errlen);
 /* Writes s as GOAL text (`credosim export`). 0, or -1 on a write error / out of memory. */
 int sim_sched_write_goal(FILE *f, const sim_sched *s);
 
 /* ---- parameters --------------------------------------------------------------------------- */
+
+/* Magnitudes: a single cost (L, o, g, a calc, a message's bytes times G, O or the cluster model's
+ * per-byte costs) may be at most SIM_STEP_MAX_NS, and a run stops with an error when simulated time
+ * reaches SIM_TIME_MAX_NS, so times never wrap. */
+#define SIM_STEP_MAX_NS (1ull << 50)
+#define SIM_TIME_MAX_NS (1ull << 62)
 
 typedef struct sim_loggops {
     uint64_t L, o, g, G, O, S; /* ns, ns, ns, ns/byte, ns/byte, bytes (rendezvous above S) */

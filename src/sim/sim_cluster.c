@@ -206,7 +206,15 @@ int sim_cl_init(sim_engine *E)
     /* A NIC that accepts a PIO write only while it holds at most n packets (docs/SIMULATOR.md,
      * "PIO back-pressure"). Off by default, so every documented result and golden test stands. */
     const char *depth = getenv("CREDOSIM_NIC_DEPTH");
-    C->nic_room = depth && *depth ? strtoull(depth, NULL, 10) * c->nic_gap_ns : 0;
+    if (depth && *depth) {
+        uint64_t v = 0;
+        const char *d = depth;
+        while (*d >= '0' && *d <= '9' && v <= (1u << 20))
+            v = v * 10 + (uint64_t)(*d++ - '0');
+        if (*d || v > (1u << 20))
+            return sim_fail(E, "CREDOSIM_NIC_DEPTH=%s: expected a packet count 0 .. 1048576", depth);
+        C->nic_room = v * c->nic_gap_ns;
+    }
     C->ops = fc_lookup(c->fc ? c->fc : "none");
     if (!C->ops)
         return sim_fail(E, "--fc %s: unknown flow-control scheme (expected none, static or dynamic)", c->fc);

@@ -62,10 +62,12 @@ int sim_coll_build(const char *spec, uint32_t nranks, sim_sched **out, char *err
     }
     unsigned long long bytes = 0;
     if (sbytes) {
-        char *end;
-        bytes = strtoull(sbytes, &end, 10);
-        if (end == sbytes || *end || bytes > 0x7fffffffULL) {
-            snprintf(err, errlen, "--pattern %s: BYTES must be an integer below 2^31", spec);
+        /* digits only: strtoull alone would take "-1" (as 2^64 - 1), blanks and a '+' */
+        const char *d = sbytes;
+        while (*d >= '0' && *d <= '9' && bytes <= 0x7fffffffULL)
+            bytes = bytes * 10 + (unsigned long long)(*d++ - '0');
+        if (d == sbytes || *d || bytes > 0x7fffffffULL) {
+            snprintf(err, errlen, "--pattern %s: expected BYTES as an integer 0 .. 2147483647, got '%s'", spec, sbytes);
             return -1;
         }
     }

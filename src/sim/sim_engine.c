@@ -313,6 +313,11 @@ int sim_evq_pop(sim_evq *q, sim_event *out)
 
 int sim_push(sim_engine *E, uint64_t time, uint64_t seq, uint32_t ref, uint32_t host, uint32_t kind)
 {
+    /* Every step adds at most a few costs of at most SIM_STEP_MAX_NS each (check_magnitudes), so a
+     * time that reaches SIM_TIME_MAX_NS stops the run here, long before anything could wrap. */
+    if (__builtin_expect(time >= SIM_TIME_MAX_NS, 0))
+        return sim_fail(E, "%s: simulated time reached %llu ns (2^62, 146 years): the parameters or sizes are too large",
+                        E->s->name, (unsigned long long)time);
     sim_event e = {time, seq, ref, host | (kind << 28)};
     if (sim_evq_push(&E->q, &e) != 0)
         return sim_fail(E, "out of memory for the event queue (%zu events)", sim_evq_size(&E->q));
@@ -1201,6 +1206,43 @@ static int report_stuck(sim_engine *E)
     return sim_fail(E, "%s: schedule cannot complete (unmatched messages left)", s->name);
 }
 
+/* Refuses costs that could make times wrap: L, o, g, a calc, and the largest message times the
+ * per-byte costs must each be at most SIM_STEP_MAX_NS (2^50 ns, 13 days). */
+static int check_magnitudes(sim_engine *E)
+{
+    const sim_sched *s = E->s;
+    const sim_loggops *p = &E->lg;
+    const char *const names[] = {"L", "o", "g"};
+    const uint64_t vals[] = {p->L, p->o, p->g};
+    for (int i = 0; i < 3; i++)
+        if (vals[i] > SIM_STEP_MAX_NS)
+            return sim_fail(E, "%s: -%s %llu is above the limit of %llu ns per step", s->name, names[i],
+                            (unsigned long long)vals[i], (unsigned long long)SIM_STEP_MAX_NS);
+    uint64_t maxb = 0, maxc = 0;
+    for (uint64_t i = 0; i < s->ntops; i++) {
+        const sim_top *t = &s->tops[i];
+        if (t->kind == SIM_CALC)
+            maxc = t->size > maxc ? t->size : maxc;
+        else
+            maxb = t->size > maxb ? t->size : maxb;
+    }
+    if (maxc > SIM_STEP_MAX_NS)
+        return sim_fail(E, "%s: a calc of %llu ns is above the limit of %llu ns per operation", s->name,
+                        (unsigned long long)maxc, (unsigned long long)SIM_STEP_MAX_NS);
+    uint64_t perb = p->G > p->O ? p->G : p->O, x;
+    if (E->cfg->cl.enabled) {
+        const sim_cluster *c = &E->cfg->cl;
+        uint64_t ps = c->rma_byte_ps > c->shm_byte_ps ? c->rma_byte_ps : c->shm_byte_ps;
+        uint64_t ns = (ps + 999) / 1000;
+        perb = ns > perb ? ns : perb;
+    }
+    if (__builtin_mul_overflow(maxb, perb, &x) || x > SIM_STEP_MAX_NS)
+        return sim_fail(E, "%s: the largest message, %llu bytes, at %llu ns per byte (-G, -O) takes more than the "
+                        "limit of %llu ns per step", s->name, (unsigned long long)maxb, (unsigned long long)perb,
+                        (unsigned long long)SIM_STEP_MAX_NS);
+    return 0;
+}
+
 int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st, char *err, size_t errlen)
 {
     sim_engine E;
@@ -1213,8 +1255,10 @@ int sim_run(sim_sched *s, const sim_config *cfg, uint64_t *finish, sim_stats *st
     E.mfree = SIM_NIL;
     if (err && errlen)
         err[0] = 0;
-    if (s->nranks >= (1u << 28))
+    if (s->nranks > SIM_MAX_RANKS)
         return sim_fail(&E, "%s: %u ranks is more than the simulator supports (2^28 - 1)", s->name, s->nranks);
+    if (check_magnitudes(&E) != 0)
+        return -1;
     E.nc = s->ncpus;
     E.nn = s->nnics;
     size_t nh = s->nranks;

@@ -233,6 +233,25 @@ static const struct {
     {"scatter_rr", P_SCATTER, 1},
 };
 
+/* A decimal number of digits only, at most max: 0 with *out and *end (the first non-digit), or -1
+ * (no digit, or above max). */
+static int parse_dec(const char *s, const char **end, unsigned long long max, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p++ - '0');
+        if (d > max || v > (max - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *end = p;
+    if (p == s)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -256,26 +275,29 @@ int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *
                  "phased, farpingpong or coll:NAME)", spec, name);
         return -1;
     }
+    /* BYTES and ITERS: digits only (strtoull would take "-1" as 2^64 - 1, and blanks and '+'),
+     * BYTES up to SIM_PATTERN_MAX_BYTES, ITERS from 1 and with ITERS x ranks below 2^32: every
+     * rank holds at least one operation per iteration, and the schedule at most 2^32 - 2. */
     unsigned long long bytes = 0, iters = 1;
     if (colon) {
-        char *end;
-        const char *a = colon + 1;
+        const char *a = colon + 1, *end;
         if (pats[idx].needs_bytes) {
-            bytes = strtoull(a, &end, 10);
-            if (end == a) {
-                snprintf(err, errlen, "--pattern %s: expected %s:BYTES[:ITERS]", spec, name);
+            if (parse_dec(a, &end, SIM_PATTERN_MAX_BYTES, &bytes) != 0 || (*end && *end != ':')) {
+                snprintf(err, errlen, "--pattern %s: expected %s:BYTES[:ITERS] with BYTES an integer 0 .. %llu, got '%.*s'",
+                         spec, name, SIM_PATTERN_MAX_BYTES, (int)strcspn(a, ":"), a);
                 return -1;
             }
             a = *end == ':' ? end + 1 : end;
-            if (*end && *end != ':') {
-                snprintf(err, errlen, "--pattern %s: expected %s:BYTES[:ITERS], got '%s'", spec, name, end);
+            if (*end == ':' && !*a) {
+                snprintf(err, errlen, "--pattern %s: expected an iteration count after '%s:%llu:'", spec, name, bytes);
                 return -1;
             }
         }
         if (*a) {
-            iters = strtoull(a, &end, 10);
-            if (end == a || *end || iters == 0) {
-                snprintf(err, errlen, "--pattern %s: expected a positive iteration count after '%s:'", spec, name);
+            uint64_t max_iters = nranks ? (UINT32_MAX - 1) / nranks : 1;
+            if (parse_dec(a, &end, max_iters, &iters) != 0 || *end || iters == 0) {
+                snprintf(err, errlen, "--pattern %s: expected a positive iteration count 1 .. %llu (at %u ranks) after '%.*s', got '%s'",
+                         spec, (unsigned long long)max_iters, nranks, (int)(a - spec), spec, a);
                 return -1;
             }
         }
@@ -285,6 +307,10 @@ int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *
     }
     if (nranks < 2) {
         snprintf(err, errlen, "--pattern %s needs at least 2 ranks", spec);
+        return -1;
+    }
+    if (bytes && nranks > (1ull << 62) / bytes) { /* gather and scatter send BYTES x subtree */
+        snprintf(err, errlen, "--pattern %s: expected BYTES x ranks below 2^62, got %llu x %u", spec, bytes, nranks);
         return -1;
     }
     sim_builder *b = sim_builder_new(nranks, spec);

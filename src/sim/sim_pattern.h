@@ -19,6 +19,9 @@
  *       "coll:NAME[:BYTES[:ALG]]"       src/coll's schedule for NAME (barrier, bcast, allreduce, ...),
  *                                       built rank by rank by coll_build (sim_coll.c)
  * Returns 0 and a schedule, or -1 with a message naming what was expected. */
+/* Largest BYTES of a pattern (1 TiB); ITERS x ranks must stay below 2^32. Numbers are digits only:
+ * a sign, a blank or anything after the number is refused with a message naming the spec. */
+#define SIM_PATTERN_MAX_BYTES (1ull << 40)
 int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen);
 /* The coll: patterns alone. BYTES = count of one-byte elements (per peer for alltoall, per rank
  * for gather/scatter/allgather), root 0, commutative reductions; ALG as CREDO_COLL_<NAME> takes

@@ -451,18 +451,31 @@ size_t sim_sched_bytes(const sim_sched *s)
            s->ntsucc * sizeof(uint32_t) + s->nops * (sizeof(sim_opst) + (s->line ? sizeof(uint32_t) : 0)) + s->nops / 4 + 1;
 }
 
-/* Converts a parsed GOAL text (consumed: freed here) into a schedule named `name`. */
+/* Converts a parsed GOAL text (consumed: freed here) into a schedule named `name`. Before anything
+ * is allocated per rank: the rank count against the simulator's limit, and a static count of sends
+ * and receives per (source, destination, tag), so that a declared count or a lone unmatched send
+ * costs nothing (the engine still finds what counting cannot, e.g. wildcards and cycles). */
 static int from_txt(goal_txt *g, const char *name, sim_sched **out, char *err, size_t errlen)
 {
+    if (g->nranks > SIM_MAX_RANKS) {
+        snprintf(err, errlen, "%s:%u: expected num_ranks <= %u (the simulator's limit, as --ranks), got %u", name,
+                 g->nranks_line, SIM_MAX_RANKS, g->nranks);
+        goal_txt_free(g);
+        return -1;
+    }
+    if (goal_txt_check_matching(g, name, err, errlen) != 0) {
+        goal_txt_free(g);
+        return -1;
+    }
     sim_builder *b = sim_builder_new(g->nranks, name);
     if (!b) {
         goal_txt_free(g);
-        snprintf(err, errlen, "%s: out of memory", name);
+        snprintf(err, errlen, "%s: out of memory for %u ranks", name, g->nranks);
         return -1;
     }
-    for (uint32_t r = 0; r < g->nranks; r++) {
-        const goal_txt_rank *gr = &g->ranks[r];
-        if (sim_builder_begin_rank(b, r) != 0)
+    for (uint32_t k = 0; k < g->nblocks; k++) {
+        const goal_txt_rank *gr = &g->blocks[k];
+        if (sim_builder_begin_rank(b, gr->rank) != 0)
             break;
         for (uint32_t i = 0; i < gr->nops; i++) {
             const goal_txt_op *o = &gr->ops[i];
@@ -482,9 +495,14 @@ static int from_txt(goal_txt *g, const char *name, sim_sched **out, char *err, s
 
 int sim_sched_from_goal_file(const char *path, sim_sched **out, char *err, size_t errlen)
 {
+    return sim_sched_from_goal_file_max(path, 0, out, err, errlen);
+}
+
+int sim_sched_from_goal_file_max(const char *path, uint64_t max_bytes, sim_sched **out, char *err, size_t errlen)
+{
     goal_txt *g = NULL;
     *out = NULL;
-    if (goal_txt_read_file(path, &g, err, errlen) != 0)
+    if (goal_txt_read_file_max(path, max_bytes, &g, err, errlen) != 0)
         return -1;
     return from_txt(g, path, out, err, errlen);
 }
@@ -503,12 +521,15 @@ int sim_sched_from_goal_mem(const char *text, size_t len, const char *name, sim_
  * back, they give the same successor lists, hence the same tie order in the engine. */
 int sim_sched_write_goal(FILE *f, const sim_sched *s)
 {
-    goal_txt g = {s->nranks, calloc(s->nranks ? s->nranks : 1, sizeof(goal_txt_rank))};
-    if (!g.ranks)
+    /* every rank gets a block, empty ones too (as this writer always did) */
+    goal_txt g = {.nranks = s->nranks, .nblocks = s->nranks,
+                  .blocks = calloc(s->nranks ? s->nranks : 1, sizeof(goal_txt_rank))};
+    if (!g.blocks)
         return -1;
     int rc = 0;
     for (uint32_t r = 0; r < s->nranks && rc == 0; r++) {
-        goal_txt_rank *gr = &g.ranks[r];
+        goal_txt_rank *gr = &g.blocks[r];
+        gr->rank = r;
         uint32_t a = s->rank_first[r], b = s->rank_first[r + 1];
         gr->nops = b - a;
         gr->ops = calloc(gr->nops ? gr->nops : 1, sizeof *gr->ops);
@@ -532,9 +553,9 @@ int sim_sched_write_goal(FILE *f, const sim_sched *s)
     if (rc == 0)
         rc = goal_txt_write(f, &g);
     for (uint32_t r = 0; r < s->nranks; r++) {
-        free(g.ranks[r].ops);
-        free(g.ranks[r].deps);
+        free(g.blocks[r].ops);
+        free(g.blocks[r].deps);
     }
-    free(g.ranks);
+    free(g.blocks);
     return rc;
 }

@@ -306,7 +306,7 @@ static void test_text_matches_api(void **state)
     assert_int_equal(goal_txt_read_mem(text, strlen(text), "t", &t, err, sizeof err), 0);
     struct goal_graph tg;
     goal_graph_init(&tg);
-    assert_int_equal(goal_graph_from_txt(&tg, &t->ranks[1]), 0);
+    assert_int_equal(goal_graph_from_txt(&tg, goal_txt_rank_of(t, 1)), 0);
     struct goal_sched *ts = NULL;
     assert_int_equal(goal_compile(&tg, &ts), 0);
 

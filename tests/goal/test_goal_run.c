@@ -238,7 +238,7 @@ static void test_text_and_errors(void)
     CHECK(goal_txt_read_mem(text, len, "barrier", &t, err, sizeof err) == 0, "%s", err);
     struct goal_graph g;
     goal_graph_init(&g);
-    CHECK(goal_graph_from_txt(&g, &t->ranks[me]) == 0, "from txt");
+    CHECK(goal_graph_from_txt(&g, goal_txt_rank_of(t, (uint32_t)me)) == 0, "from txt");
     struct goal_sched *s = NULL;
     CHECK(goal_compile(&g, &s) == 0, "compile");
     for (int rep = 0; rep < 3; rep++)

@@ -52,11 +52,22 @@ static void expect_error(const char *text, unsigned line, const char *what)
         fail_msg("error '%s' lacks prefix '%s' or text '%s'", err, prefix, what);
 }
 
+/* The block of rank r, which must exist. */
+static const goal_txt_rank *rk(const goal_txt *g, uint32_t r)
+{
+    const goal_txt_rank *b = goal_txt_rank_of(g, r);
+    if (!b)
+        fail_msg("rank %u has no block", r);
+    return b;
+}
+
 static void assert_same(const goal_txt *a, const goal_txt *b)
 {
     assert_int_equal(a->nranks, b->nranks);
-    for (uint32_t r = 0; r < a->nranks; r++) {
-        const goal_txt_rank *x = &a->ranks[r], *y = &b->ranks[r];
+    assert_int_equal(a->nblocks, b->nblocks);
+    for (uint32_t k = 0; k < a->nblocks; k++) {
+        const goal_txt_rank *x = &a->blocks[k], *y = &b->blocks[k];
+        assert_int_equal(x->rank, y->rank);
         assert_int_equal(x->nops, y->nops);
         assert_int_equal(x->ndeps, y->ndeps);
         for (uint32_t i = 0; i < x->nops; i++) {
@@ -103,9 +114,9 @@ static void test_samples_round_trip(void **state)
         goal_txt *g = read_sample(files[i]);
         /* Every send has a matching recv of the same size somewhere: the samples are consistent. */
         uint64_t sends = 0, recvs = 0;
-        for (uint32_t r = 0; r < g->nranks; r++)
-            for (uint32_t k = 0; k < g->ranks[r].nops; k++) {
-                const goal_txt_op *o = &g->ranks[r].ops[k];
+        for (uint32_t b = 0; b < g->nblocks; b++)
+            for (uint32_t k = 0; k < g->blocks[b].nops; k++) {
+                const goal_txt_op *o = &g->blocks[b].ops[k];
                 if (o->kind == GOAL_TXT_SEND)
                     sends += o->size;
                 else if (o->kind == GOAL_TXT_RECV)
@@ -123,12 +134,12 @@ static void test_binary_tree_contents(void **state)
     (void)state;
     goal_txt *g = read_sample("binary_tree_16.goal");
     assert_int_equal(g->nranks, 16);
-    assert_int_equal(g->ranks[0].nops, 4);
-    assert_int_equal(g->ranks[0].ndeps, 0);
-    assert_int_equal(g->ranks[0].ops[3].kind, GOAL_TXT_SEND);
-    assert_int_equal(g->ranks[0].ops[3].peer, 8);
-    assert_int_equal(g->ranks[0].ops[3].size, 1);
-    const goal_txt_rank *r1 = &g->ranks[1];
+    assert_int_equal(rk(g, 0)->nops, 4);
+    assert_int_equal(rk(g, 0)->ndeps, 0);
+    assert_int_equal(rk(g, 0)->ops[3].kind, GOAL_TXT_SEND);
+    assert_int_equal(rk(g, 0)->ops[3].peer, 8);
+    assert_int_equal(rk(g, 0)->ops[3].size, 1);
+    const goal_txt_rank *r1 = rk(g, 1);
     assert_int_equal(r1->nops, 4);
     assert_int_equal(r1->ndeps, 3);
     assert_int_equal(r1->ops[0].kind, GOAL_TXT_RECV);
@@ -136,15 +147,15 @@ static void test_binary_tree_contents(void **state)
     assert_int_equal(r1->deps[2].op, 3);
     assert_int_equal(r1->deps[2].on, 0);
     assert_int_equal(r1->deps[2].kind, GOAL_TXT_REQUIRES);
-    assert_int_equal(g->ranks[15].nops, 1);
-    assert_int_equal(g->ranks[15].ops[0].peer, 7);
+    assert_int_equal(rk(g, 15)->nops, 1);
+    assert_int_equal(rk(g, 15)->ops[0].peer, 7);
     goal_txt_free(g);
 
     g = read_sample("schedgen2_schedule.goal"); /* labels are global numbers here */
     assert_int_equal(g->nranks, 8);
-    assert_int_equal(g->ranks[1].ops[0].tag, 42001);
-    assert_int_equal(g->ranks[1].deps[1].op, 2);
-    assert_int_equal(g->ranks[1].deps[1].on, 0);
+    assert_int_equal(rk(g, 1)->ops[0].tag, 42001);
+    assert_int_equal(rk(g, 1)->deps[1].op, 2);
+    assert_int_equal(rk(g, 1)->deps[1].on, 0);
     goal_txt_free(g);
 }
 
@@ -163,8 +174,10 @@ static void test_syntax_features(void **state)
                            "}\n"
                            "rank 0 { x: recv 16b from 2 tag 7 }\n");
     assert_int_equal(g->nranks, 3);
-    assert_int_equal(g->ranks[1].nops, 0);
-    const goal_txt_rank *r = &g->ranks[2];
+    assert_null(goal_txt_rank_of(g, 1)); /* no block: empty, and no storage */
+    assert_int_equal(g->nblocks, 2);
+    assert_int_equal(g->blocks[0].rank, 0); /* sorted by rank */
+    const goal_txt_rank *r = rk(g, 2);
     assert_int_equal(r->nops, 4);
     assert_int_equal(r->ops[0].kind, GOAL_TXT_RECV);
     assert_int_equal(r->ops[0].peer, -1);
@@ -182,7 +195,7 @@ static void test_syntax_features(void **state)
     assert_int_equal(r->deps[1].op, 3);
     assert_int_equal(r->deps[1].on, 1);
     assert_int_equal(r->deps[1].kind, GOAL_TXT_IREQUIRES);
-    assert_int_equal(g->ranks[0].ops[0].tag, 7);
+    assert_int_equal(rk(g, 0)->ops[0].tag, 7);
     goal_txt_free(round_trip(g));
     goal_txt_free(g);
 }
@@ -246,11 +259,11 @@ static void test_large_chain(void **state)
     goal_txt *g = NULL;
     assert_int_equal(goal_txt_read_mem(text, len, "big", &g, err, sizeof err), 0);
     free(text);
-    assert_int_equal(g->ranks[1].nops, n);
-    assert_int_equal(g->ranks[1].ndeps, n - 1);
-    assert_int_equal(g->ranks[1].deps[n - 2].op, n - 1);
-    assert_int_equal(g->ranks[1].deps[n - 2].on, n - 2);
-    assert_int_equal(g->ranks[1].ops[n - 1].tag, (int32_t)(n - 1));
+    assert_int_equal(rk(g, 1)->nops, n);
+    assert_int_equal(rk(g, 1)->ndeps, n - 1);
+    assert_int_equal(rk(g, 1)->deps[n - 2].op, n - 1);
+    assert_int_equal(rk(g, 1)->deps[n - 2].on, n - 2);
+    assert_int_equal(rk(g, 1)->ops[n - 1].tag, (int32_t)(n - 1));
     goal_txt_free(g);
 }
 

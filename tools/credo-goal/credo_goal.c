@@ -9,12 +9,46 @@
 #include "goal/goal_impl.h"
 #include "goal/goal_text.h"
 
+/* The largest job credo runs: the mailbox slot header's source field has 16 bits (src/core/init.c). */
+#define CREDO_MAX_RANKS 65535u
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: credo-goal run [--reps N] file.goal   (under credorun -n <num_ranks>)\n"
                "       credo-goal check file.goal            (parse, validate, print a summary)\n"
                "       credo-goal cat file.goal              (parse and write back normalized)\n"
+               "options: --reps N (1 .. 1000000, run only), --max-bytes N (largest file read,\n"
+               "         1 .. 1099511627776, default 1073741824 = 1 GiB)\n"
                "calc <time> is executed as a busy loop of <time> nanoseconds.\n");
+}
+
+/* Decimal digits only, in [min, max]; -1 otherwise. */
+static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p++ - '0');
+        if (v > (max - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (p == s || *p || v < min)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* What running on credo needs beyond a valid file: a job size credo can start, and a partner for
+ * every message (credosim refuses unmatched ones the same way). 0, or -1 with a message. */
+static int check_runnable(const goal_txt *t, const char *path, char *err, size_t errlen)
+{
+    if (t->nranks > CREDO_MAX_RANKS) {
+        snprintf(err, errlen, "%s:%u: expected num_ranks <= %u (the largest job credo runs), got %u", path,
+                 t->nranks_line, CREDO_MAX_RANKS, t->nranks);
+        return -1;
+    }
+    return goal_txt_check_matching(t, path, err, errlen);
 }
 
 static double now_s(void)
@@ -41,21 +75,29 @@ static GOAL_Schedule make_barrier(int me, int np)
     return s;
 }
 
-static int cmd_check(const char *path, int write_back)
+static int cmd_check(const char *path, int write_back, uint64_t max_bytes)
 {
     char err[512];
     goal_txt *t;
-    if (goal_txt_read_file(path, &t, err, sizeof err)) {
+    if (goal_txt_read_file_max(path, max_bytes, &t, err, sizeof err)) {
         fprintf(stderr, "credo-goal: %s\n", err);
+        return 1;
+    }
+    /* cat only normalizes (any schedule the reader takes); check asks whether credo can run it */
+    if (!write_back && check_runnable(t, path, err, sizeof err)) {
+        fprintf(stderr, "credo-goal: %s\n", err);
+        goal_txt_free(t);
         return 1;
     }
     int rc = 0;
     uint64_t ops = 0, deps = 0, bytes = 0;
-    for (uint32_t r = 0; r < t->nranks && !rc; r++) {
+    for (uint32_t b = 0; b < t->nblocks && !rc; b++) {
+        const goal_txt_rank *tr = &t->blocks[b];
+        uint32_t r = tr->rank;
         struct goal_graph g;
         goal_graph_init(&g);
         struct goal_sched *s = NULL;
-        int e = goal_graph_from_txt(&g, &t->ranks[r]);
+        int e = goal_graph_from_txt(&g, tr);
         if (!e)
             e = goal_compile(&g, &s);
         if (e) {
@@ -66,11 +108,11 @@ static int cmd_check(const char *path, int write_back)
         }
         goal_sched_destroy(s);
         goal_graph_destroy(&g);
-        ops += t->ranks[r].nops;
-        deps += t->ranks[r].ndeps;
-        for (uint32_t i = 0; i < t->ranks[r].nops; i++)
-            if (t->ranks[r].ops[i].kind == GOAL_TXT_SEND)
-                bytes += t->ranks[r].ops[i].size;
+        ops += tr->nops;
+        deps += tr->ndeps;
+        for (uint32_t i = 0; i < tr->nops; i++)
+            if (tr->ops[i].kind == GOAL_TXT_SEND)
+                bytes += tr->ops[i].size;
     }
     if (write_back)
         rc |= goal_txt_write(stdout, t) ? 1 : 0;
@@ -81,7 +123,7 @@ static int cmd_check(const char *path, int write_back)
     return rc;
 }
 
-static int cmd_run(const char *path, int reps)
+static int cmd_run(const char *path, int reps, uint64_t max_bytes)
 {
     if (GOAL_Init() != GOAL_SUCCESS) {
         fprintf(stderr, "credo-goal: cannot start GOAL (run under credorun)\n");
@@ -91,21 +133,29 @@ static int cmd_run(const char *path, int reps)
     char err[512];
     goal_txt *t;
     int ok = 1;
-    if (goal_txt_read_file(path, &t, err, sizeof err)) {
+    if (goal_txt_read_file_max(path, max_bytes, &t, err, sizeof err)) {
         fprintf(stderr, "credo-goal: rank %d: %s\n", me, err);
         return 1; /* every rank parses the same file and fails the same way */
     }
-    if ((int)t->nranks != np) {
+    if ((int64_t)t->nranks != np) {
         if (me == 0)
             fprintf(stderr, "credo-goal: %s has %u ranks, the job has %d (use credorun -n %u)\n",
                     path, t->nranks, np, t->nranks);
         goal_txt_free(t);
         return 1;
     }
+    if (check_runnable(t, path, err, sizeof err)) { /* a lone send would leave its peer waiting */
+        if (me == 0)
+            fprintf(stderr, "credo-goal: %s\n", err);
+        goal_txt_free(t);
+        return 1;
+    }
     struct goal_graph g;
     goal_graph_init(&g);
     struct goal_sched *s = NULL;
-    int e = goal_graph_from_txt(&g, &t->ranks[me]);
+    const goal_txt_rank *own = goal_txt_rank_of(t, (uint32_t)me);
+    goal_txt_rank none = {.rank = (uint32_t)me};
+    int e = goal_graph_from_txt(&g, own ? own : &none);
     if (!e)
         e = goal_compile(&g, &s);
     goal_graph_destroy(&g);
@@ -169,25 +219,37 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    int reps = 1, i = 2;
-    if (!strcmp(argv[1], "run") && i + 1 < argc && !strcmp(argv[i], "--reps")) {
-        reps = atoi(argv[i + 1]);
-        if (reps < 1) {
-            fprintf(stderr, "credo-goal: --reps expects a positive number, got '%s'\n", argv[i + 1]);
+    int run = !strcmp(argv[1], "run"), check = !strcmp(argv[1], "check"), cat = !strcmp(argv[1], "cat");
+    if (!run && !check && !cat) {
+        fprintf(stderr, "credo-goal: unknown command '%s' (expected run, check or cat)\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    uint64_t reps = 1, max_bytes = GOAL_TXT_MAX_FILE_BYTES;
+    int i = 2;
+    for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+        if (run && !strcmp(argv[i], "--reps")) {
+            if (parse_count(argv[i + 1], 1, 1000000, &reps)) {
+                fprintf(stderr, "credo-goal: --reps expects an integer 1 .. 1000000, got '%s'\n", argv[i + 1]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--max-bytes")) {
+            if (parse_count(argv[i + 1], 1, 1ull << 40, &max_bytes)) {
+                fprintf(stderr, "credo-goal: --max-bytes expects an integer 1 .. 1099511627776, got '%s'\n",
+                        argv[i + 1]);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "credo-goal: unknown option '%s' for %s\n", argv[i], argv[1]);
+            usage(stderr);
             return 2;
         }
-        i += 2;
     }
     if (i + 1 != argc) {
         usage(stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "run"))
-        return cmd_run(argv[i], reps);
-    if (!strcmp(argv[1], "check"))
-        return cmd_check(argv[i], 0);
-    if (!strcmp(argv[1], "cat"))
-        return cmd_check(argv[i], 1);
-    usage(stderr);
-    return 2;
+    if (run)
+        return cmd_run(argv[i], (int)reps, max_bytes);
+    return cmd_check(argv[i], cat, max_bytes);
 }

@@ -31,6 +31,7 @@ static void usage(FILE *f)
             "  --rr-packets            interleave messages packet by packet (default: message by\n"
             "                          message, as src/p2p writes them)\n"
             "Output: --csv (host,finish_ns per host)  --seed N  --quiet (no progress bar)\n"
+            "Input: --max-goal-bytes N   largest GOAL file read (default 1073741824 = 1 GiB)\n"
             "  --sample-fc RANK:NS --sample-out FILE   every NS ns of simulated time, write RANK's\n"
             "                          flow-control view of every peer to FILE (CSV: t_ns, RANK's\n"
             "                          finished operations, peer, granted, intended, owed as a\n"
@@ -43,20 +44,47 @@ static void usage(FILE *f)
             "  linear, linear_sync, pairwise).\n");
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t *out)
+/* Option values are decimal digits only (strtoull alone takes "-1" as 2^64 - 1, and leading blanks
+ * and '+'), within [min, max]; anything else gets one line naming the option and the range. */
+static int digits_u64(const char *s, uint64_t max, uint64_t *out, const char **end)
 {
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-') {
-        fprintf(stderr, "credosim: %s expects a non-negative integer, got '%s'\n", opt, s ? s : "");
-        return -1;
+    uint64_t v = 0;
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p++ - '0');
+        if (d > max || v > (max - d) / 10)
+            return -1;
+        v = v * 10 + d;
     }
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end) {
-        fprintf(stderr, "credosim: %s expects a non-negative integer, got '%s'\n", opt, s);
+    if (p == s)
+        return -1;
+    *out = v;
+    if (end)
+        *end = p;
+    else if (*p)
+        return -1;
+    return 0;
+}
+
+static int parse_range(const char *opt, const char *s, uint64_t min, uint64_t max, const char *unit, uint64_t *out)
+{
+    uint64_t v;
+    if (!s || digits_u64(s, max, &v, NULL) != 0 || v < min) {
+        fprintf(stderr, "credosim: %s expects an integer %llu .. %llu%s, got '%s'\n", opt, (unsigned long long)min,
+                (unsigned long long)max, unit, s ? s : "");
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *out)
+{
+    if (!s || digits_u64(s, UINT64_MAX, out, NULL) != 0) {
+        fprintf(stderr, "credosim: %s expects a non-negative integer (0 .. 18446744073709551615), got '%s'\n", opt,
+                s ? s : "");
+        return -1;
+    }
     return 0;
 }
 
@@ -74,13 +102,28 @@ static int parse_topology(const char *s, sim_cluster *c)
         c->torus = 1;
         d = s + 6;
     }
-    unsigned x = 0, y = 1, z = 1;
-    char extra;
-    int n = d ? sscanf(d, "%ux%ux%u%c", &x, &y, &z, &extra) : 0;
-    if (n < 1 || n > 3 || x == 0 || y == 0 || z == 0) {
-        fprintf(stderr, "credosim: --topology %s: expected flat, mesh:XxYxZ or torus:XxYxZ (e.g. mesh:4x4x4)\n", s);
+    /* 1 to 3 dimensions of 1 .. 65536 nodes each, digits only, at most SIM_MAX_RANKS nodes */
+    uint64_t dim[3] = {0, 1, 1}, nodes = 1;
+    int n = 0, ok = d != NULL;
+    while (ok && n < 3) {
+        const char *e;
+        if (digits_u64(d, 65536, &dim[n], &e) != 0 || dim[n] == 0) {
+            ok = 0;
+            break;
+        }
+        nodes *= dim[n++];
+        if (*e == 0)
+            break;
+        if (*e != 'x' || n == 3)
+            ok = 0;
+        d = e + 1;
+    }
+    if (!ok || nodes > SIM_MAX_RANKS) {
+        fprintf(stderr, "credosim: --topology %s: expected flat, mesh:XxYxZ or torus:XxYxZ with each dimension "
+                        "1 .. 65536 and at most %u nodes (e.g. mesh:4x4x4)\n", s, SIM_MAX_RANKS);
         return -1;
     }
+    unsigned x = (unsigned)dim[0], y = (unsigned)dim[1], z = (unsigned)dim[2];
     c->dims[0] = x;
     c->dims[1] = y;
     c->dims[2] = z;
@@ -133,7 +176,7 @@ int main(int argc, char **argv)
     sim_loggops_default(&cfg.lg);
     sim_cluster_default(&cfg.cl);
     const char *goal = NULL, *pattern = NULL, *sample_spec = NULL, *sample_out = NULL;
-    uint64_t ranks = 0, v;
+    uint64_t ranks = 0, v, max_goal_bytes = GOAL_TXT_MAX_FILE_BYTES;
     int csv = 0, quiet = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -154,13 +197,19 @@ int main(int argc, char **argv)
             pattern = val;
         } else if (strcmp(a, "--ranks") == 0) {
             NEEDVAL();
-            if (parse_u64(a, val, &ranks) || ranks == 0 || ranks >= (1u << 28)) {
-                fprintf(stderr, "credosim: --ranks expects 1 .. 268435455\n");
+            if (parse_range(a, val, 1, SIM_MAX_RANKS, "", &ranks))
                 return 2;
-            }
-        } else if (a[0] == '-' && strchr("LogGOS", a[1]) && a[2] == 0) {
+        } else if (strcmp(a, "--max-goal-bytes") == 0) {
             NEEDVAL();
-            if (parse_u64(a, val, &v))
+            if (parse_range(a, val, 1, 1ull << 40, " bytes", &max_goal_bytes))
+                return 2;
+        } else if (a[0] == '-' && a[1] && strchr("LogGOS", a[1]) && a[2] == 0) {
+            NEEDVAL();
+            /* L, o, g: at most the engine's step limit; G, O: 1 s per byte; S: any threshold */
+            int per_byte = a[1] == 'G' || a[1] == 'O';
+            if (a[1] == 'S' ? parse_u64(a, val, &v)
+                            : parse_range(a, val, 0, per_byte ? 1000000000ull : SIM_STEP_MAX_NS,
+                                          per_byte ? " ns per byte" : " ns", &v))
                 return 2;
             switch (a[1]) {
             case 'L': cfg.lg.L = v; break;
@@ -172,10 +221,8 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(a, "--ppn") == 0) {
             NEEDVAL();
-            if (parse_u64(a, val, &v) || v == 0 || v > 65536) {
-                fprintf(stderr, "credosim: --ppn expects 1 .. 65536\n");
+            if (parse_range(a, val, 1, 65536, " ranks per node", &v))
                 return 2;
-            }
             cfg.cl.ppn = (uint32_t)v;
             cfg.cl.enabled = 1;
         } else if (strcmp(a, "--topology") == 0) {
@@ -193,25 +240,19 @@ int main(int argc, char **argv)
             cfg.cl.enabled = 1;
         } else if (strcmp(a, "--slots") == 0) {
             NEEDVAL();
-            if (parse_u64(a, val, &v) || v == 0 || v > (1u << 24)) {
-                fprintf(stderr, "credosim: --slots expects 1 .. 16777216\n");
+            if (parse_range(a, val, 1, 1u << 24, " slots", &v))
                 return 2;
-            }
             cfg.cl.slots_per_peer = (uint32_t)v;
             cfg.cl.enabled = 1;
         } else if (strcmp(a, "--credit-slots") == 0) {
             NEEDVAL();
-            if (parse_u64(a, val, &v) || v > 1024) {
-                fprintf(stderr, "credosim: --credit-slots expects 0 .. 1024\n");
+            if (parse_range(a, val, 0, 1024, " slots", &v))
                 return 2;
-            }
             cfg.cl.credit_slots = (uint32_t)v;
         } else if (strcmp(a, "--eager") == 0) {
             NEEDVAL();
-            if (parse_u64(a, val, &v) || v > (1u << 30)) {
-                fprintf(stderr, "credosim: --eager expects 0 .. 1073741824\n");
+            if (parse_range(a, val, 0, 1u << 30, " bytes", &v))
                 return 2;
-            }
             cfg.cl.eager_max = (uint32_t)v;
         } else if (strcmp(a, "--no-piggyback") == 0) {
             cfg.cl.piggyback = 0;
@@ -278,10 +319,12 @@ int main(int argc, char **argv)
         return 2;
     }
     if (sample_spec) {
-        unsigned long long sr, sns;
-        char extra;
-        if (strchr(sample_spec, '-') || sscanf(sample_spec, "%llu:%llu%c", &sr, &sns, &extra) != 2 || sns == 0) {
-            fprintf(stderr, "credosim: --sample-fc %s: expected RANK:NS with NS > 0 (e.g. 0:1000000)\n", sample_spec);
+        uint64_t sr, sns;
+        const char *e;
+        if (digits_u64(sample_spec, SIM_MAX_RANKS - 1, &sr, &e) != 0 || *e != ':' ||
+            digits_u64(e + 1, SIM_TIME_MAX_NS, &sns, NULL) != 0 || sns == 0) {
+            fprintf(stderr, "credosim: --sample-fc %s: expected RANK:NS with RANK 0 .. %u and NS 1 .. %llu (e.g. 0:1000000)\n",
+                    sample_spec, SIM_MAX_RANKS - 1, (unsigned long long)SIM_TIME_MAX_NS);
             return 2;
         }
         if (!cfg.cl.enabled) {
@@ -297,11 +340,11 @@ int main(int argc, char **argv)
     }
     char err[512];
     sim_sched *s = NULL;
-    int rc = goal ? sim_sched_from_goal_file(goal, &s, err, sizeof err)
+    int rc = goal ? sim_sched_from_goal_file_max(goal, max_goal_bytes, &s, err, sizeof err)
                   : sim_pattern_build(pattern, (uint32_t)ranks, &s, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "credosim: %s\n", err);
-        return 1;
+        return strncmp(err, "--pattern", 9) == 0 ? 2 : 1; /* a bad spec is a bad option */
     }
     if (export) {
         rc = sim_sched_write_goal(stdout, s);
