@@ -1,7 +1,11 @@
 /* src/core/config.c — the table of CREDO_* settings and its parser.
- * One entry per variable: name, type, default and one line of documentation, used everywhere else. */
+ * One entry per variable: name, type, default, one line of documentation and the values it accepts,
+ * used everywhere else. A value that is empty, has blanks around it or is not among the accepted ones
+ * stops MPI_Init with one line naming the variable, the value and what is accepted; a CREDO_*
+ * variable that is neither a setting nor read by credo's tools is reported by config_unknown. */
 #include "core/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,48 +15,65 @@
 
 credo_config credo_cfg;
 
+/* What the table's value types accept (booleans: CONFIG_BOOL's words, see parse_bool). */
+#define BOOL_ACCEPTS "0 or 1 (also no/yes, off/on, false/true)"
+#define INT_ACCEPTS "an integer from 0 to 2147483647"
+#define SIZE_SUFFIXES " (digits, optionally followed by k, m or g)"
+
 const config_var credo_config_vars[] = {
-    {"CREDO_FC", CONFIG_STRING, "static", "flow-control scheme: none, static or dynamic"},
-    {"CREDO_SLOT_SIZE", CONFIG_INT, "64", "bytes per mailbox slot (power of two, 64..4096); 1 credit = 1 slot"},
+    {"CREDO_FC", CONFIG_STRING, "static", "flow-control scheme: none, static or dynamic", "none, static or dynamic"},
+    {"CREDO_SLOT_SIZE", CONFIG_INT, "64", "bytes per mailbox slot (power of two, 64..4096); 1 credit = 1 slot",
+     "a power of two from 64 to 4096"},
     {"CREDO_SLOTS_PER_PEER", CONFIG_INT, "0",
      "receive buffer per potential sender, S (data + credit region); 0 = auto: the thesis' 57 for C=2, "
-     "raised at small rank counts so the mailbox has at least 256 slots"},
-    {"CREDO_CREDIT_SLOTS", CONFIG_INT, "2", "credit-region slots per peer, C"},
-    {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize"},
+     "raised at small rank counts so the mailbox has at least 256 slots",
+     "0 (auto) or 2..65535"},
+    {"CREDO_CREDIT_SLOTS", CONFIG_INT, "2", "credit-region slots per peer, C", "1..255"},
+    {"CREDO_FC_REPORT", CONFIG_BOOL, "0", "print a per-rank flow-control summary at finalize", BOOL_ACCEPTS},
     {"CREDO_EAGER_LIMIT", CONFIG_SIZE, "512",
-     "largest message sent eagerly through the mailbox, bytes (larger ones: rendezvous, up to 128 KiB with the data)"},
+     "largest message sent eagerly through the mailbox, bytes (larger ones: rendezvous, up to 128 KiB with the data)",
+     "0..1m bytes" SIZE_SUFFIXES},
     {"CREDO_CMA", CONFIG_BOOL, "1",
-     "pull rendezvous data of CREDO_CMA_MIN bytes or more with process_vm_readv (single copy); 0 forces the pipelined shm copy"},
+     "pull rendezvous data of CREDO_CMA_MIN bytes or more with process_vm_readv (single copy); 0 forces the pipelined shm copy",
+     BOOL_ACCEPTS},
     {"CREDO_CMA_MIN", CONFIG_STRING, "auto",
      "smallest rendezvous message pulled with CMA, smaller ones use the pipelined shm copy (0 = CMA for all; "
-     "auto = CMA only when the sender is not waiting inside MPI, or 0 with CREDO_PROGRESS_THREAD=1)"},
-    {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable"},
+     "auto = CMA only when the sender is not waiting inside MPI, or 0 with CREDO_PROGRESS_THREAD=1)",
+     "auto or a size in bytes" SIZE_SUFFIXES},
+    {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable",
+     "4k..64m bytes" SIZE_SUFFIXES},
     {"CREDO_PREPUSH_BYTES", CONFIG_SIZE, "2097152",
      "per-rank area (up to 512 units of at least 1 KiB) through which rendezvous messages up to 128 KiB travel "
-     "with their request; 0 = off"},
+     "with their request; 0 = off",
+     "0 (off) or 64k..64m bytes" SIZE_SUFFIXES},
     {"CREDO_SPIN_POLLS", CONFIG_INT, "0",
-     "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)"},
-    {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell"},
+     "idle polls before a waiting rank starts yielding (0 = auto: 200000 when ranks <= cores, else 1)",
+     INT_ACCEPTS},
+    {"CREDO_YIELD_US", CONFIG_INT, "2000", "idle time a waiting rank yields before it sleeps on its doorbell",
+     INT_ACCEPTS},
     {"CREDO_SEND_BATCH", CONFIG_INT, "32",
-     "most slots of small back-to-back isends to one destination written with one reservation (0 = off)"},
-    {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr"},
+     "most slots of small back-to-back isends to one destination written with one reservation (0 = off)",
+     "0..255"},
+    {"CREDO_DEBUG", CONFIG_BOOL, "0", "print transport set-up details to stderr", BOOL_ACCEPTS},
     {"CREDO_PROGRESS_THREAD", CONFIG_BOOL, "0",
-     "1: a background thread drives progress (non-blocking collectives advance while the application computes)"},
+     "1: a background thread drives progress (non-blocking collectives advance while the application computes)",
+     BOOL_ACCEPTS},
     {"CREDO_PROGRESS_RT", CONFIG_BOOL, "0",
      "1: a progress thread (implies CREDO_PROGRESS_THREAD=1) that runs at real-time priority (SCHED_FIFO 1; needs CAP_SYS_NICE or RLIMIT_RTPRIO) "
-     "and sleeps on the rank's doorbell when idle, so arriving messages preempt the computation"},
+     "and sleeps on the rank's doorbell when idle, so arriving messages preempt the computation",
+     BOOL_ACCEPTS},
     {"CREDO_COLL_BCAST", CONFIG_STRING, "auto",
-     "Bcast algorithm: auto (table in docs/GOAL.md), binomial or scatter_allgather"},
-    {"CREDO_COLL_BARRIER", CONFIG_STRING, "auto", "Barrier algorithm: auto, dissemination, bruck or direct"},
-    {"CREDO_COLL_REDUCE", CONFIG_STRING, "auto", "Reduce algorithm: auto, binomial or rabenseifner"},
-    {"CREDO_COLL_ALLREDUCE", CONFIG_STRING, "auto", "Allreduce algorithm: auto, recdbl, ring, rabenseifner or direct"},
-    {"CREDO_COLL_GATHER", CONFIG_STRING, "auto", "Gather algorithm: auto, linear, binomial or linear_sync"},
-    {"CREDO_COLL_ALLGATHER", CONFIG_STRING, "auto", "Allgather algorithm: auto, recdbl, ring or bruck"},
-    {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear, pairwise or bruck"},
+     "Bcast algorithm: auto (table in docs/GOAL.md), binomial or scatter_allgather", NULL},
+    {"CREDO_COLL_BARRIER", CONFIG_STRING, "auto", "Barrier algorithm: auto, dissemination, bruck or direct", NULL},
+    {"CREDO_COLL_REDUCE", CONFIG_STRING, "auto", "Reduce algorithm: auto, binomial or rabenseifner", NULL},
+    {"CREDO_COLL_ALLREDUCE", CONFIG_STRING, "auto", "Allreduce algorithm: auto, recdbl, ring, rabenseifner or direct", NULL},
+    {"CREDO_COLL_GATHER", CONFIG_STRING, "auto", "Gather algorithm: auto, linear, binomial or linear_sync", NULL},
+    {"CREDO_COLL_ALLGATHER", CONFIG_STRING, "auto", "Allgather algorithm: auto, recdbl, ring or bruck", NULL},
+    {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear, pairwise or bruck", NULL},
     {"CREDO_COLL_REDUCE_SCATTER", CONFIG_STRING, "auto",
-     "Reduce_scatter(_block) algorithm: auto, binomial (reduce to rank 0, then scatter) or pairwise (commutative ops)"},
-    {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2"},
-    {NULL, 0, NULL, NULL},
+     "Reduce_scatter(_block) algorithm: auto, binomial (reduce to rank 0, then scatter) or pairwise (commutative ops)", NULL},
+    {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2", "1 or 2"},
+    {NULL, 0, NULL, NULL, NULL},
 };
 
 /* Accepted values of the CREDO_COLL_* settings, "auto" first. */
@@ -71,11 +92,35 @@ static const struct {
     {"CREDO_COLL_REDUCE_SCATTER", {"auto", "binomial", "pairwise", NULL}, offsetof(credo_config, coll_reduce_scatter)},
 };
 
+const char *config_accepted(const config_var *v, char *buf, size_t len)
+{
+    if (v->accepts)
+        return v->accepts;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof coll_choices / sizeof coll_choices[0]; i++) {
+        if (strcmp(coll_choices[i].var, v->name) != 0)
+            continue;
+        int n = snprintf(buf, len, "%s", coll_choices[i].choices[0]);
+        for (int k = 1; coll_choices[i].choices[k] && n > 0 && (size_t)n < len; k++)
+            n += snprintf(buf + n, len - (size_t)n, "%s%s", coll_choices[i].choices[k + 1] ? ", " : " or ",
+                          coll_choices[i].choices[k]);
+    }
+    return buf;
+}
+
+/* Refuses v's value: "NAME=value: expected <accepted values>". */
+static int refuse(const config_var *v, const char *text, char *err, size_t errlen)
+{
+    char buf[160];
+    snprintf(err, errlen, "%s=%s: expected %s", v->name, text, config_accepted(v, buf, sizeof buf));
+    return -1;
+}
+
 /* Stores a CREDO_COLL_* value ("" for auto); -1 with a message naming the choices if unknown. */
-static int set_coll_choice(credo_config *c, const char *name, const char *text, char *err, size_t errlen)
+static int set_coll_choice(credo_config *c, const config_var *v, const char *text, char *err, size_t errlen)
 {
     for (size_t i = 0; i < sizeof coll_choices / sizeof coll_choices[0]; i++) {
-        if (strcmp(coll_choices[i].var, name) != 0)
+        if (strcmp(coll_choices[i].var, v->name) != 0)
             continue;
         char *dst = (char *)c + coll_choices[i].off;
         for (int k = 0; coll_choices[i].choices[k]; k++)
@@ -83,44 +128,71 @@ static int set_coll_choice(credo_config *c, const char *name, const char *text, 
                 snprintf(dst, 24, "%s", k == 0 ? "" : text);
                 return 0;
             }
-        int n = snprintf(err, errlen, "%s=%s: expected %s", name, text, coll_choices[i].choices[0]);
-        for (int k = 1; coll_choices[i].choices[k] && n > 0 && (size_t)n < errlen; k++)
-            n += snprintf(err + n, errlen - (size_t)n, "%s%s", coll_choices[i].choices[k + 1] ? ", " : " or ",
-                          coll_choices[i].choices[k]);
-        return -1;
+        return refuse(v, text, err, errlen);
     }
     return 0;
 }
 
+/* Digits, then for sizes an optional k/m/g suffix (KiB, MiB, GiB); nothing else: no sign, no
+ * blank, no overflow. */
 static int parse_size(const char *s, size_t *out)
 {
+    if (*s < '0' || *s > '9')
+        return -1;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || s[0] == '-')
+    if (errno)
         return -1;
+    int shift = 0;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
     default: break;
     }
-    if (*end != '\0')
+    if (*end != '\0' || v > (SIZE_MAX >> shift))
         return -1;
-    *out = (size_t)v;
+    *out = (size_t)(v << shift);
     return 0;
 }
 
 static const char *var_text(const config_var *v)
 {
     const char *e = getenv(v->name);
-    return (e && *e) ? e : v->defval;
+    return e ? e : v->defval;
 }
 
-static int bool_true(const char *text)
+/* Booleans: 0 or 1, and the words no/yes, off/on, false/true (lower case). -1 for anything else. */
+static int parse_bool(const char *text)
 {
-    return strcmp(text, "1") == 0 || strcmp(text, "yes") == 0 || strcmp(text, "true") == 0 ||
-           strcmp(text, "on") == 0;
+    static const char *const off[] = {"0", "no", "off", "false"}, *const on[] = {"1", "yes", "on", "true"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(text, off[i]) == 0)
+            return 0;
+        if (strcmp(text, on[i]) == 0)
+            return 1;
+    }
+    return -1;
+}
+
+/* A value set but empty, or with blanks around it, is refused before it is parsed: otherwise an
+ * empty value read as the default and " 64" as 64, silently. */
+static int check_shape(const config_var *v, const char *e, char *err, size_t errlen)
+{
+    char buf[160];
+    size_t n = strlen(e);
+    if (n == 0) {
+        snprintf(err, errlen, "%s is set but empty: expected %s (unset it for the default, %s)", v->name,
+                 config_accepted(v, buf, sizeof buf), v->defval);
+        return -1;
+    }
+    if (isspace((unsigned char)e[0]) || isspace((unsigned char)e[n - 1])) {
+        snprintf(err, errlen, "%s=\"%s\": blanks around the value; expected %s", v->name, e,
+                 config_accepted(v, buf, sizeof buf));
+        return -1;
+    }
+    return 0;
 }
 
 int config_load(char *err, size_t errlen)
@@ -130,95 +202,68 @@ int config_load(char *err, size_t errlen)
     int cma_min_auto = 1;
     for (const config_var *v = credo_config_vars; v->name; v++) {
         const char *text = var_text(v);
+        if (text != v->defval && check_shape(v, text, err, errlen))
+            return -1;
         size_t num = 0;
         if (v->type == CONFIG_BOOL) {
-            if (bool_true(text))
-                num = 1;
-            else if (strcmp(text, "0") == 0 || strcmp(text, "no") == 0 || strcmp(text, "false") == 0 ||
-                     strcmp(text, "off") == 0)
-                num = 0;
-            else {
-                snprintf(err, errlen, "%s=%s: expected 0 or 1", v->name, text);
-                return -1;
-            }
+            int b = parse_bool(text);
+            if (b < 0)
+                return refuse(v, text, err, errlen);
+            num = (size_t)b;
         } else if (v->type == CONFIG_INT || v->type == CONFIG_SIZE) {
-            if (parse_size(text, &num) != 0 || (v->type == CONFIG_INT && num > 0x7fffffffu)) {
-                snprintf(err, errlen, "%s=%s: expected a non-negative %s", v->name, text,
-                         v->type == CONFIG_SIZE ? "size in bytes (suffix k, m, g allowed)" : "integer");
-                return -1;
-            }
+            if (parse_size(text, &num) != 0 || (v->type == CONFIG_INT && num > 0x7fffffffu))
+                return refuse(v, text, err, errlen);
         }
         if (strcmp(v->name, "CREDO_FC") == 0) {
-            if (strcmp(text, "none") && strcmp(text, "static") && strcmp(text, "dynamic")) {
-                snprintf(err, errlen, "CREDO_FC=%s: expected none, static or dynamic", text);
-                return -1;
-            }
+            if (strcmp(text, "none") && strcmp(text, "static") && strcmp(text, "dynamic"))
+                return refuse(v, text, err, errlen);
             snprintf(c.fc, sizeof c.fc, "%s", text);
         } else if (strcmp(v->name, "CREDO_SLOT_SIZE") == 0) {
-            if (num < 64 || num > 4096 || (num & (num - 1))) {
-                snprintf(err, errlen, "CREDO_SLOT_SIZE=%s: expected a power of two from 64 to 4096", text);
-                return -1;
-            }
+            if (num < 64 || num > 4096 || (num & (num - 1)))
+                return refuse(v, text, err, errlen);
             c.slot_size = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_SLOTS_PER_PEER") == 0) {
-            if (num == 1 || num > 65535) {
-                snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%s: expected 0 (auto) or 2..65535", text);
-                return -1;
-            }
+            if (num == 1 || num > 65535)
+                return refuse(v, text, err, errlen);
             c.slots_per_peer = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_CREDIT_SLOTS") == 0) {
-            if (num < 1 || num > 255) {
-                snprintf(err, errlen, "CREDO_CREDIT_SLOTS=%s: expected 1..255", text);
-                return -1;
-            }
+            if (num < 1 || num > 255)
+                return refuse(v, text, err, errlen);
             c.credit_slots = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_FC_REPORT") == 0) {
             c.fc_report = (int)num;
         } else if (strcmp(v->name, "CREDO_EAGER_LIMIT") == 0) {
-            if (num > (1u << 20)) {
-                snprintf(err, errlen, "CREDO_EAGER_LIMIT=%s: at most 1 MiB", text);
-                return -1;
-            }
+            if (num > (1u << 20))
+                return refuse(v, text, err, errlen);
             c.eager_limit = num;
         } else if (strcmp(v->name, "CREDO_CMA") == 0) {
             c.cma = (int)num;
         } else if (strcmp(v->name, "CREDO_CMA_MIN") == 0) {
             cma_min_auto = strcmp(text, "auto") == 0;
-            if (!cma_min_auto && parse_size(text, &c.cma_min) != 0) {
-                snprintf(err, errlen, "CREDO_CMA_MIN=%s: expected auto or a size in bytes (suffix k, m, g allowed)",
-                         text);
-                return -1;
-            }
+            if (!cma_min_auto && parse_size(text, &c.cma_min) != 0)
+                return refuse(v, text, err, errlen);
         } else if (strcmp(v->name, "CREDO_COPY_CHUNK") == 0) {
-            if (num < 4096 || num > (64u << 20)) {
-                snprintf(err, errlen, "CREDO_COPY_CHUNK=%s: expected 4k..64m", text);
-                return -1;
-            }
+            if (num < 4096 || num > (64u << 20))
+                return refuse(v, text, err, errlen);
             c.copy_chunk = num;
         } else if (strcmp(v->name, "CREDO_PREPUSH_BYTES") == 0) {
-            if (num != 0 && (num < (64u << 10) || num > (64u << 20))) {
-                snprintf(err, errlen, "CREDO_PREPUSH_BYTES=%s: expected 0 (off) or 64k..64m", text);
-                return -1;
-            }
+            if (num != 0 && (num < (64u << 10) || num > (64u << 20)))
+                return refuse(v, text, err, errlen);
             c.prepush_bytes = num;
         } else if (strcmp(v->name, "CREDO_SPIN_POLLS") == 0) {
             c.spin_polls = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_YIELD_US") == 0) {
             c.yield_us = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_SEND_BATCH") == 0) {
-            if (num > 255) {
-                snprintf(err, errlen, "CREDO_SEND_BATCH=%s: expected 0..255", text);
-                return -1;
-            }
+            if (num > 255)
+                return refuse(v, text, err, errlen);
             c.send_batch = (uint32_t)num;
         } else if (strncmp(v->name, "CREDO_COLL_", 11) == 0) {
-            if (set_coll_choice(&c, v->name, text, err, errlen))
+            if (set_coll_choice(&c, v, text, err, errlen))
                 return -1;
         } else if (strcmp(v->name, "CREDO_PMI") == 0) {
-            if (strcmp(text, "1") && strcmp(text, "2")) {
-                snprintf(err, errlen, "CREDO_PMI=%s: expected 1 or 2", text);
-                return -1;
-            }
+            if (strcmp(text, "1") && strcmp(text, "2"))
+                return refuse(v, text, err, errlen);
         } else if (strcmp(v->name, "CREDO_DEBUG") == 0) {
             c.debug = (int)num;
         } else if (strcmp(v->name, "CREDO_PROGRESS_THREAD") == 0) {
@@ -254,7 +299,7 @@ const char *config_value(const char *name, char *buf, size_t len)
         if (strcmp(v->name, name) == 0) {
             const char *rt = getenv("CREDO_PROGRESS_RT");
             /* the value in effect: CREDO_PROGRESS_RT implies the thread (config_load) */
-            if (strcmp(name, "CREDO_PROGRESS_THREAD") == 0 && rt && bool_true(rt))
+            if (strcmp(name, "CREDO_PROGRESS_THREAD") == 0 && rt && parse_bool(rt) == 1)
                 snprintf(buf, len, "1");
             else
                 snprintf(buf, len, "%s", var_text(v));
@@ -276,4 +321,82 @@ uint32_t config_slots_per_peer(uint32_t nranks)
     if (s <= credo_cfg.credit_slots)
         s = credo_cfg.credit_slots + 2;
     return s;
+}
+
+/* CREDO_* variables that are not run-time settings but are read by credo's tools (credocc: the
+ * compilers mpicc, mpicxx and mpifort wrap), so no program warns about them. */
+static const char *const tool_vars[] = {"CREDO_CC", "CREDO_CXX", "CREDO_FORTRAN_COMPILER"};
+
+/* Edit distance (insertions, deletions, substitutions; letters compared without case). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63)
+        la = 63;
+    if (lb > 63)
+        lb = 63;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t sub = diag + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+            row[j] = sub < best ? sub : best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static int known_name(const char *name, size_t len)
+{
+    for (const config_var *v = credo_config_vars; v->name; v++)
+        if (strlen(v->name) == len && strncmp(v->name, name, len) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof tool_vars / sizeof tool_vars[0]; i++)
+        if (strlen(tool_vars[i]) == len && strncmp(tool_vars[i], name, len) == 0)
+            return 1;
+    return 0;
+}
+
+extern char **environ;
+
+int config_unknown(void (*report)(const char *msg, void *arg), void *arg)
+{
+    int count = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "CREDO_", 6) != 0)
+            continue;
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (known_name(*e, len))
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1), *e);
+        const char *best = NULL;
+        size_t best_d = (size_t)-1;
+        for (const config_var *v = credo_config_vars; v->name; v++) {
+            size_t d = edit_distance(name, v->name);
+            if (d < best_d) {
+                best_d = d;
+                best = v->name;
+            }
+        }
+        for (size_t i = 0; i < sizeof tool_vars / sizeof tool_vars[0]; i++) {
+            size_t d = edit_distance(name, tool_vars[i]);
+            if (d < best_d) {
+                best_d = d;
+                best = tool_vars[i];
+            }
+        }
+        char msg[192];
+        snprintf(msg, sizeof msg, "%s is not a credo setting and is ignored (did you mean %s?)", name, best);
+        report(msg, arg);
+        count++;
+    }
+    return count;
 }

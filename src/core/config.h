@@ -13,6 +13,7 @@ typedef struct config_var {
     int type;            /* enum config_type */
     const char *defval;  /* default, as text */
     const char *doc;     /* one line */
+    const char *accepts; /* the values accepted, as text (NULL: a CREDO_COLL_* setting's choices) */
 } config_var;
 
 /* The values in force in this process (filled by config_load). */
@@ -46,16 +47,22 @@ extern const config_var credo_config_vars[];
 
 /* Parses the environment into credo_cfg; 0 on success, -1 with a reason naming the variable. */
 int config_load(char *err, size_t errlen);
+/* The values v accepts, as text: v->accepts, or a CREDO_COLL_* setting's choices written into buf. */
+const char *config_accepted(const config_var *v, char *buf, size_t len);
+/* Calls report once per CREDO_* variable of the environment that is neither a setting nor one of
+ * the tools' variables (CREDO_CC, CREDO_CXX, CREDO_FORTRAN_COMPILER), with one line naming it and
+ * the closest known name; returns how many. MPI_Init reports them on rank 0 only. */
+int config_unknown(void (*report)(const char *msg, void *arg), void *arg);
 /* Current value of variable `name` as text (after config_load, or the default before). */
 const char *config_value(const char *name, char *buf, size_t len);
 
 /* S for a job of n ranks: CREDO_SLOTS_PER_PEER if set, else the thesis' 57 (the optimum for C = 2
  * at 64-byte slots), raised so that the whole mailbox, S x (n - 1) slots, holds at least
  * CONFIG_MIN_MAILBOX_SLOTS. At 2 ranks 57 slots are 3.6 KiB: one 2 KiB message in flight per
- * sender, which halved 512 B - 2 KiB streaming (docs/CONFIG.md). Not more than 256 slots (16 KiB):
- * a short loop of small messages walks the whole ring, and every line it has not touched yet is a
- * cache miss (a 2-rank barrier took 0.38-0.44 us at 512 slots, 0.25-0.36 at 57-256). Always
- * more than C. */
+ * sender, which halved 512 B - 2 KiB streaming (docs/ARCHITECTURE.md, measurements behind the
+ * defaults). Not more than 256 slots (16 KiB): a short loop of small messages walks the whole ring,
+ * and every line it has not touched yet is a cache miss (a 2-rank barrier took 0.38-0.44 us at 512
+ * slots, 0.25-0.36 at 57-256). Always more than C. */
 #define CONFIG_MIN_MAILBOX_SLOTS 256u
 uint32_t config_slots_per_peer(uint32_t nranks);
 

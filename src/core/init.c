@@ -14,6 +14,12 @@
 
 credo_runtime credo_rt;
 
+static void warn_setting(const char *msg, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "credo: warning: %s\n", msg);
+}
+
 uint64_t credo_now_ns(void)
 {
     struct timespec ts;
@@ -35,6 +41,9 @@ int credo_init(void)
         fprintf(stderr, "credo: bootstrap failed: %s\n", err);
         return -1;
     }
+    /* a misspelt setting is named once per job, not once per rank */
+    if (bi.rank == 0)
+        config_unknown(warn_setting, NULL);
     credo_rt.rank = bi.rank;
     credo_rt.size = bi.size;
     credo_rt.appnum = bi.appnum;

@@ -1,5 +1,6 @@
-/* tests/core/hello.c — the smallest MPI program: compiled with the installed mpicc by install_test.sh.
- * Exits non-zero unless the allreduce of the ranks adds up. */
+/* tests/core/hello.c — the smallest MPI program: compiled with the installed mpicc by install_test.sh,
+ * and built in the tree as core_hello for config_values.sh. Exits non-zero unless the allreduce of the
+ * ranks adds up. */
 #include <mpi.h>
 #include <stdio.h>
 int main(int argc, char **argv) { int r, n; MPI_Init(&argc, &argv); MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Comm_size(MPI_COMM_WORLD, &n);

@@ -8,6 +8,12 @@
 #include "credo_version.h"
 #include "fc/fc.h"
 
+static void warn_setting(const char *msg, void *arg)
+{
+    (void)arg;
+    printf("warning = %s\n", msg);
+}
+
 int main(int argc, char **argv)
 {
     int docs = argc > 1 && strcmp(argv[1], "--doc") == 0;
@@ -29,11 +35,12 @@ int main(int argc, char **argv)
     char err[256];
     if (config_load(err, sizeof err))
         printf("warning = %s\n", err);
+    config_unknown(warn_setting, NULL);
     for (const config_var *v = credo_config_vars; v->name; v++) {
-        char buf[128];
+        char buf[128], acc[160];
         printf("%s = %s", v->name, config_value(v->name, buf, sizeof buf));
         if (docs)
-            printf("    # default %s; %s", v->defval, v->doc);
+            printf("    # default %s; accepts %s; %s", v->defval, config_accepted(v, acc, sizeof acc), v->doc);
         printf("\n");
     }
     return 0;
