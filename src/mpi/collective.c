@@ -361,7 +361,7 @@ int mc_check_w(const char *fn, MPI_Comm comm, const view_w *w, const char *side,
         MPI_Datatype t = w->dt[i];
         if (!dt_ok(t))
             return mpi_error(comm, MPI_ERR_TYPE, fn, "%s datatype for %s %d is %s", side, who, i,
-                             t != NULL && t->magic == DT_MAGIC ? "not committed" : "invalid");
+                             dt_live(t) ? "not committed" : "invalid");
         /* The schedules count bytes in ints, the packed blocks of one side included. */
         if (t->size > 0 && (size_t)c > ((size_t)INT_MAX - sum) / t->size)
             return mpi_error(comm, MPI_ERR_COUNT, fn, "%s counts too large (over %d bytes)", side,
@@ -424,7 +424,7 @@ static int check_root(const char *fn, int root, MPI_Comm comm)
 static int check_op(const char *fn, MPI_Op op, MPI_Datatype dt, MPI_Comm comm)
 {
     int rc = op_check(op, dt);
-    if (rc == MPI_ERR_OP && (op == NULL || op->magic != OP_MAGIC))
+    if (rc == MPI_ERR_OP && !op_live(op))
         return mpi_error(comm, rc, fn, "invalid reduction operation");
     if (rc != MPI_SUCCESS)
         return mpi_error(comm, rc, fn, "%s is not defined for datatype %s", op_name(op),
@@ -490,7 +490,7 @@ int mc_finish(const char *fn, MPI_Comm comm, int grc, int mrc, p2p_req *r, mcoll
     /* The schedule may have finished inside the start call (one rank, self copies only). */
     mpi_req_hook(r, comm, x, mc_done);
     if (req != NULL) {
-        *req = (MPI_Request)r;
+        *req = mpi_req_handle(r);
         return MPI_SUCCESS;
     }
     int rc = mpi_req_wait(r, NULL);

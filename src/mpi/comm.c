@@ -138,6 +138,7 @@ struct credo_comm *comm_new(MPI_Comm parent, uint32_t ctx, int size)
     c->magic = COMM_MAGIC;
     c->refcount = 1;
     c->ctx = ctx;
+    mpi_handle_add(c, HK_COMM);
     c->errh = parent->errh;
     if (c->errh->kind == ERRH_USER)
         c->errh->refcount++;
@@ -296,6 +297,7 @@ void mpi_comm_destroy(MPI_Comm c)
 {
     if (c->errh->kind == ERRH_USER && --c->errh->refcount == 0) {
         c->errh->magic = DEAD_MAGIC;
+        mpi_handle_del(c->errh);
         free(c->errh);
     }
     coll_comm_destroy(&c->coll);
@@ -305,6 +307,7 @@ void mpi_comm_destroy(MPI_Comm c)
     mpi_topo_free(c->topo);
     free(c->world_of);
     free(c->comm_of);
+    mpi_handle_del(c);
     free(c);
 }
 
@@ -464,7 +467,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 
 int group_ok(MPI_Group g)
 {
-    return g != NULL && g->magic == GROUP_MAGIC;
+    return mpi_handle_live(g, HK_GROUP) && g->magic == GROUP_MAGIC;
 }
 
 struct credo_group *group_new(int size)
@@ -478,6 +481,7 @@ struct credo_group *group_new(int size)
         return NULL;
     }
     g->magic = GROUP_MAGIC;
+    mpi_handle_add(g, HK_GROUP);
     g->size = size;
     g->rank = MPI_UNDEFINED;
     return g;
@@ -539,6 +543,7 @@ int MPI_Group_free(MPI_Group *group)
     struct credo_group *g = *group;
     if (!g->predefined) {
         g->magic = DEAD_MAGIC;
+        mpi_handle_del(g);
         free(g->world_of);
         free(g);
     }

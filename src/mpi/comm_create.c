@@ -374,7 +374,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     *newcomm = c;
     /* The bcast may have finished inside the start call (a single rank). */
     mpi_req_hook(r, comm, st, idup_done);
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 

@@ -179,6 +179,7 @@ void dt_release(MPI_Datatype dt)
         return;
     if (--dt->refcount == 0) {
         dt->magic = DEAD_MAGIC;
+        mpi_handle_del(dt);
         /* A later type may get this address: attr.c's side table must not outlive the object. */
         dt_attr_forget(dt);
         /* Releases the component types the constructor arguments hold. */
@@ -391,6 +392,7 @@ int dt_new_type(const char *fn, dt_builder *b, dt_contents *c, MPI_Datatype *new
             b->blocks = nb;
     }
     dt->magic = DT_MAGIC;
+    mpi_handle_add(dt, HK_TYPE);
     dt->flags = b->sticky ? DT_F_STICKY : 0;
     dt->size = b->size;
     dt->lb = lb;
@@ -755,6 +757,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     *dt = *oldtype;
+    mpi_handle_add(dt, HK_TYPE);
     memcpy(blocks, oldtype->blocks, (size_t)oldtype->nblocks * sizeof *blocks);
     dt->blocks = blocks;
     /* Same typemap, bounds and committed state; not the name (set per handle) nor the record. */
@@ -1047,6 +1050,7 @@ static int f90_type(const char *fn, int combiner, int p, int r, MPI_Datatype nam
     if (name_len < 0)
         name[0] = '\0';
     *dt = *named;
+    mpi_handle_add(dt, HK_TYPE);
     memcpy(blocks, named->blocks, (size_t)named->nblocks * sizeof *blocks);
     dt->blocks = blocks;
     dt->flags = (uint16_t)((named->flags & ~(DT_F_NAME_OWNED | DT_F_FREED)) | DT_F_PREDEF |

@@ -104,11 +104,7 @@ int dt_attr_handle_add(MPI_Datatype dt);
 /* dt is destroyed: drops whatever attr.c still holds for it, without callbacks. */
 void dt_attr_forget(MPI_Datatype dt);
 
-/* Constructors accept committed or uncommitted (but live) old types. */
-static inline int dt_live(MPI_Datatype d)
-{
-    return d != NULL && d->magic == DT_MAGIC;
-}
+/* Constructors accept committed or uncommitted (but live) old types: dt_live (mpi_impl.h). */
 
 /* external32 (pack_external.c) for MPI-IO views. dt_ext32_size: the external32 bytes of one element
  * of dt (MPI_ERR_TYPE for a type map it cannot walk). dt_ext32_file: count elements of dt at user

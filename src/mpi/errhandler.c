@@ -177,7 +177,7 @@ int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
     if (!comm_ok(comm))
         comm = MPI_COMM_WORLD;
     MPI_Errhandler h = comm->errh;
-    if (h == NULL || h->magic != ERRH_MAGIC)
+    if (!errh_live(h))
         h = MPI_ERRORS_ARE_FATAL;
     if (h->kind == ERRH_RETURN)
         return code;
@@ -213,7 +213,7 @@ int mpi_not_ready(const char *fn)
 
 static int errh_ok(MPI_Errhandler h)
 {
-    return h != NULL && h->magic == ERRH_MAGIC;
+    return errh_live(h);
 }
 
 static int errh_is_predefined(MPI_Errhandler h)
@@ -237,6 +237,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     comm->errh = errhandler;
     if (old != NULL && old->kind == ERRH_USER && --old->refcount == 0) {
         old->magic = DEAD_MAGIC;
+        mpi_handle_del(old);
         free(old);
     }
     return MPI_SUCCESS;
@@ -277,8 +278,10 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errha
 struct credo_errhandler *mpi_errh_new(MPI_Comm_errhandler_function *function)
 {
     struct credo_errhandler *h = calloc(1, sizeof *h);
-    if (h != NULL)
+    if (h != NULL) {
         *h = (struct credo_errhandler){ERRH_MAGIC, ERRH_USER, 1, function};
+        mpi_handle_add(h, HK_ERRH);
+    }
     return h;
 }
 
@@ -305,6 +308,7 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
     MPI_Errhandler h = *errhandler;
     if (!errh_is_predefined(h) && --h->refcount == 0) {
         h->magic = DEAD_MAGIC;
+        mpi_handle_del(h);
         free(h);
     }
     *errhandler = MPI_ERRHANDLER_NULL;

@@ -11,8 +11,10 @@
  * pointers c2f was asked for, tagged with their kind, so f2c is an array load; a hash from
  * (pointer, kind) to index makes c2f of a handle converted before return the same integer.
  * Entries stay when an object is freed: an integer handle of a freed object is erroneous to use,
- * as in C, and a new object at the same address gets the old integer back. Requests are recycled
- * by credo's pools, so the table grows with the number of distinct objects, not of calls.
+ * as in C, and a new object at the same address gets the old integer back, so the table grows with
+ * the number of distinct objects, not of calls. Requests are not in it: a C request handle is a
+ * slot of the request table and a generation (mpi_impl.h), which change with every request, so
+ * their integers are computed from the handle instead (below).
  * The predefined objects come first, in fpredef.h's order, so their integers are the constants of
  * mpif.h whichever handle a program converts first. */
 enum fh_kind { FH_Comm = 1, FH_Type, FH_Group, FH_Request, FH_Op, FH_Info, FH_Errhandler, FH_Message,
@@ -130,7 +132,52 @@ static void *fh_f2c(MPI_Fint f, int kind)
 FH_PAIR(Comm, MPI_Comm)
 FH_PAIR(Type, MPI_Datatype)
 FH_PAIR(Group, MPI_Group)
-FH_PAIR(Request, MPI_Request)
+
+/* A request's integer is its slot + 1 with the low FREQ_GEN_BITS of its generation above it, so
+ * both ways are arithmetic. An integer of a slot that exists but no longer holds that request (a
+ * stale copy) converts to a handle that names nothing, which the C call refuses with
+ * MPI_ERR_REQUEST (unless the slot was reused exactly a multiple of 2^FREQ_GEN_BITS times since);
+ * an integer no c2f could have returned (no such slot, negative) converts to MPI_REQUEST_NULL as
+ * for the other kinds. The integer of a C handle that names no request is -1. */
+#define FREQ_SLOT_BITS 24
+#define FREQ_GEN_BITS 7
+#define FREQ_SLOT_MASK ((1u << FREQ_SLOT_BITS) - 1)
+#define FREQ_GEN_LOW ((1u << FREQ_GEN_BITS) - 1)
+
+MPI_Fint MPI_Request_c2f(MPI_Request request)
+{
+    if (request == MPI_REQUEST_NULL)
+        return 0;
+    MPI_ENTER();
+    uint64_t v = (uint64_t)(uintptr_t)request;
+    uint32_t slot = (uint32_t)v, gen = (uint32_t)(v >> 32) & RH_GEN_MASK;
+    if ((v & RH_TAG_MASK) != RH_TAG || (v & RH_RETIRED) != 0)
+        return -1;
+    if (slot >= FREQ_SLOT_MASK) {
+        mpi_error(NULL, MPI_ERR_INTERN, "MPI_Request_c2f",
+                  "request slot %u has no integer handle (at most %u requests at once)", slot,
+                  FREQ_SLOT_MASK - 1);
+        return -1;
+    }
+    return (MPI_Fint)((gen & FREQ_GEN_LOW) << FREQ_SLOT_BITS | (slot + 1));
+}
+
+MPI_Request MPI_Request_f2c(MPI_Fint request)
+{
+    if (request == 0)
+        return MPI_REQUEST_NULL;
+    MPI_ENTER();
+    uint32_t slot = ((uint32_t)request & FREQ_SLOT_MASK) - 1, gen = (uint32_t)request >> FREQ_SLOT_BITS;
+    if (request < 0 || slot >= credo_rtab.cap)
+        return MPI_REQUEST_NULL;
+    uint64_t h = credo_rtab.v[slot].h & ~RH_RETIRED;
+    if (h != 0 && ((h >> 32) & FREQ_GEN_LOW) == gen)
+        return (MPI_Request)(uintptr_t)h;
+    /* the slot is free or holds a later request: generation `gen` is not its live one */
+    return (MPI_Request)(uintptr_t)(RH_TAG | (uint64_t)gen << 32 | slot);
+}
+CREDO_PMPI(MPI_Request_c2f)
+CREDO_PMPI(MPI_Request_f2c)
 FH_PAIR(Op, MPI_Op)
 FH_PAIR(Info, MPI_Info)
 FH_PAIR(Errhandler, MPI_Errhandler)

@@ -21,7 +21,7 @@ static MPI_Errhandler file_default_errh = MPI_ERRORS_RETURN;
 int file_error(MPI_File fh, int code, const char *fn, const char *fmt, ...)
 {
     MPI_Errhandler h = file_ok(fh) ? fh->errh : file_default_errh;
-    if (h == NULL || h->magic != ERRH_MAGIC)
+    if (!errh_live(h))
         h = MPI_ERRORS_RETURN;
     if (h->kind == ERRH_RETURN)
         return code;
@@ -159,6 +159,7 @@ static void file_destroy(MPI_File f)
         mpi_comm_release(f->comm);
     if (f->errh != NULL && f->errh->kind == ERRH_USER && --f->errh->refcount == 0) {
         f->errh->magic = DEAD_MAGIC;
+        mpi_handle_del(f->errh);
         free(f->errh);
     }
     if (f->etype != NULL)
@@ -168,6 +169,7 @@ static void file_destroy(MPI_File f)
     free(f->prefix);
     free(f->path);
     f->magic = DEAD_MAGIC;
+    mpi_handle_del(f);
     free(f);
 }
 
@@ -256,6 +258,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     if (f != NULL) {
         f->fd = -1;
         f->magic = FILE_MAGIC;
+        mpi_handle_add(f, HK_FILE);
         f->amode = amode;
         f->errh = MPI_ERRORS_RETURN; /* the default handler is taken once the open succeeded */
         f->path = strdup(filename);
@@ -745,7 +748,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
         return mpi_not_ready(fn);
     if (file != MPI_FILE_NULL && !file_ok(file))
         return file_error(NULL, MPI_ERR_FILE, fn, "invalid file handle");
-    if (errhandler == NULL || errhandler->magic != ERRH_MAGIC)
+    if (!errh_live(errhandler))
         return file_error(file, MPI_ERR_ARG, fn, "invalid error handler");
     MPI_Errhandler *slot = file != MPI_FILE_NULL ? &file->errh : &file_default_errh;
     if (errhandler->kind == ERRH_USER)
@@ -754,6 +757,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     *slot = errhandler;
     if (old->kind == ERRH_USER && --old->refcount == 0) {
         old->magic = DEAD_MAGIC;
+        mpi_handle_del(old);
         free(old);
     }
     return MPI_SUCCESS;

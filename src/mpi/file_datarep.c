@@ -221,7 +221,7 @@ const char *file_datarep_mem_problem(const file_datarep *rep, MPI_Datatype dt)
  * every basic type in it has its native extent in the file (credo computes no other layout). */
 int file_type_extent(const char *fn, MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
-    if (datatype == NULL || datatype->magic != DT_MAGIC)
+    if (!dt_live(datatype))
         return file_error(fh, MPI_ERR_TYPE, fn, "invalid datatype");
     if (fh->rep == NULL) {
         *extent = datatype->extent; /* "native": the file holds memory's representation */

@@ -57,7 +57,7 @@ struct credo_file {
 
 static inline int file_ok(MPI_File f)
 {
-    return likely(f != NULL) && likely(f->magic == FILE_MAGIC);
+    return likely(mpi_handle_live(f, HK_FILE)) && likely(f->magic == FILE_MAGIC);
 }
 
 /* Reports `code` raised in `fn` through fh's error handler, or through the default file handler

@@ -280,7 +280,7 @@ static int file_io_nonblocking(const char *fn, MPI_File fh, int kind, MPI_Offset
     r->status.cancelled = 0;
     r->status.bytes = (size_t)done;
     p2p_req_complete(r);
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 

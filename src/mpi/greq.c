@@ -39,7 +39,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
     }
     *g = (mpi_greq){query_fn, free_fn, cancel_fn, extra_state, 0};
     r->upper_data[1] = (uint64_t)(uintptr_t)g;
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -59,7 +59,12 @@ int MPI_Grequest_complete(MPI_Request request)
     static const char fn[] = "MPI_Grequest_complete";
     if (!MPI_READY())
         return mpi_not_ready(fn);
-    p2p_req *r = (p2p_req *)request;
+    /* A request the program freed (MPI_Request_free) before completing it is still named here. */
+    int pending;
+    p2p_req *r = mpi_req_of_greq(request, &pending);
+    if (r == NULL && request != MPI_REQUEST_NULL)
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p: %s",
+                         (void *)request, mpi_req_handle_why(request));
     if (r == NULL || !(REQ_FLAGS(r) & REQ_F_GREQ) || GREQ_OF(r) == NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "not a generalized request");
     if (r->done)
@@ -67,6 +72,8 @@ int MPI_Grequest_complete(MPI_Request request)
     int released = GREQ_OF(r)->released;
     if (released)
         greq_free(r); /* the program freed it already: the last use is now */
+    if (pending)
+        mpi_req_retire(request);
     p2p_req_complete(r); /* a freed request is released to p2p here */
     return MPI_SUCCESS;
 }

@@ -27,7 +27,7 @@ struct credo_info credo_info_env = {.magic = INFO_MAGIC, .predefined = 1};
 
 int mpi_info_ok(MPI_Info info)
 {
-    return info != NULL && info->magic == INFO_MAGIC;
+    return mpi_handle_live(info, HK_INFO) && info->magic == INFO_MAGIC;
 }
 
 static int find(MPI_Info info, const char *key)
@@ -46,6 +46,7 @@ static void info_free(MPI_Info info)
     }
     free(info->e);
     info->magic = DEAD_MAGIC;
+    mpi_handle_del(info);
     free(info);
 }
 
@@ -62,6 +63,7 @@ int mpi_info_dup(MPI_Info in, MPI_Info *out)
     if (c == NULL)
         return MPI_ERR_NO_MEM;
     c->magic = INFO_MAGIC;
+    mpi_handle_add(c, HK_INFO);
     int n = in != NULL ? in->n : 0;
     c->e = calloc((size_t)(n ? n : 1), sizeof *c->e);
     if (c->e == NULL) {

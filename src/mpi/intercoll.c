@@ -627,7 +627,7 @@ static int nb_go(icnb *s, MPI_Request *req)
 {
     if (s == NULL)
         return MPI_ERR_NO_MEM;
-    *req = (MPI_Request)s->req;
+    *req = mpi_req_handle(s->req);
     nb_run(s);
     return MPI_SUCCESS;
 }
@@ -899,7 +899,7 @@ static int nb_one(MPI_Comm comm, int send, const void *buf, int count, MPI_Datat
     icnb *s = nb_new(comm, NULL);
     if (s == NULL)
         return MPI_ERR_NO_MEM;
-    *req = (MPI_Request)s->req;
+    *req = mpi_req_handle(s->req);
     s->pending = 1;
     if (send)
         nb_send(s, buf, count, dt, NB_RWORLD(s, peer), s->xctx);

@@ -110,7 +110,7 @@ static int isr_start(const char *fn, const void *sbuf, size_t sbytes, int dest, 
     }
     if (rc != P2P_OK) /* the part already started completes the handle with this error */
         s->send_err = rc;
-    *request = (MPI_Request)h;
+    *request = mpi_req_handle(h);
     if (--s->pending == 0)
         isr_finish(s);
     if (rc != P2P_OK)

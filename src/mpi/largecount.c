@@ -267,7 +267,7 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
 /* The message's communicator, for reporting a bad count through its handler. */
 static MPI_Comm message_comm(const MPI_Message *message)
 {
-    return message != NULL && *message != MPI_MESSAGE_NULL && (*message)->magic == MSG_MAGIC
+    return message != NULL && msg_live(*message)
                ? (*message)->comm
                : NULL;
 }

@@ -46,7 +46,7 @@ static int lc_arg_buf(const char *fn, MPI_Comm comm, const void *buf, MPI_Count 
 static int lc_arg_red(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                       lc_arg *a)
 {
-    if (count > INT_MAX && op != NULL && op->magic == OP_MAGIC && op->id == OP_USER)
+    if (count > INT_MAX && op_live(op) && op->id == OP_USER)
         return mpi_error(comm, MPI_ERR_COUNT, fn,
                          "count %lld exceeds INT_MAX: credo reduces at most INT_MAX elements per "
                          "call with a user-defined operation", (long long)count);

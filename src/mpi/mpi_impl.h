@@ -15,7 +15,9 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* Magic numbers catch stale or garbage handles; freeing an object overwrites its magic. */
+/* Magic numbers tell a live object from one being built or torn down (comm_create.c's idup) once
+ * the handle registry (below, "handle validation") has said the address is an object of the kind;
+ * freeing an object overwrites its magic. */
 #define COMM_MAGIC 0x436f6d6du
 #define GROUP_MAGIC 0x47727570u
 #define DT_MAGIC 0x44747970u
@@ -221,14 +223,190 @@ struct credo_message {
     p2p_msg *msg;
 };
 
+/* ---- handle validation (handle.c) ----
+ * No handle a program passes is read through before it is known to name a live object of its kind,
+ * so garbage, a zero-filled or freed object, a handle of another kind or a stale copy gives the
+ * kind's error class instead of a crash or a hang.
+ *
+ * Requests (made and retired by the million) are not pointers: an MPI_Request is
+ * RH_TAG | generation << 32 | slot, an index into the request table whose slot holds the
+ * p2p_req. Retiring a handle (the wait/test family finishing a request, MPI_Request_free) moves
+ * the slot's generation on, so neither that handle nor a copy of it ever matches again, even once
+ * the slot and the p2p_req are reused. The check is a bounds check and one compare; a pointer (of
+ * another kind, or garbage) never has the tag's top bits. Persistent requests keep their handle
+ * while inactive. A generalized request freed before MPI_Grequest_complete keeps its slot, marked
+ * RH_RETIRED, until that call (the only one that may still name it).
+ *
+ * Every other kind's handles are pointers to the objects (the predefined ones are globals whose
+ * addresses mpi.h's constants are). The registry, an open-addressing hash set of (address, kind),
+ * holds every object from its creation (mpi_handle_add) to its destruction (mpi_handle_del); the
+ * *_ok checks look the address up before they read the object's magic. */
+enum mpi_hkind {
+    HK_COMM = 1,
+    HK_GROUP,
+    HK_TYPE,
+    HK_OP,
+    HK_ERRH,
+    HK_INFO,
+    HK_WIN,
+    HK_FILE,
+    HK_SESSION,
+    HK_MSG
+};
+
+typedef struct mpi_hreg_ent {
+    uintptr_t key;  /* object address; 0 empty, HREG_TOMB deleted */
+    uintptr_t kind; /* enum mpi_hkind */
+} mpi_hreg_ent;
+typedef struct mpi_hreg {
+    mpi_hreg_ent *tab;
+    uintptr_t mask;     /* entries - 1, a power of two minus one */
+    uint32_t used;      /* live entries and tombstones */
+    uint32_t live;
+} mpi_hreg;
+#define HREG_TOMB ((uintptr_t)1)
+extern mpi_hreg credo_hreg __attribute__((visibility("hidden")));
+
+static inline uintptr_t mpi_hreg_hash(uintptr_t key)
+{
+    return (uintptr_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* 1 if obj is a live object of that kind (obj may be anything: nothing is read through it). */
+static inline int mpi_handle_live(const void *obj, enum mpi_hkind kind)
+{
+    uintptr_t key = (uintptr_t)obj;
+    uintptr_t mask = __atomic_load_n(&credo_hreg.mask, __ATOMIC_ACQUIRE); /* mask, then table */
+    const mpi_hreg_ent *tab = __atomic_load_n(&credo_hreg.tab, __ATOMIC_ACQUIRE);
+    for (uintptr_t i = mpi_hreg_hash(key) & mask;; i = (i + 1) & mask) {
+        if (likely(tab[i].key == key))
+            return key > HREG_TOMB && tab[i].kind == (uintptr_t)kind;
+        if (tab[i].key == 0)
+            return 0;
+    }
+}
+/* Registration; an address registered again takes the new kind, deleting one not registered
+ * does nothing. Under the big lock (or before threads). */
+void mpi_handle_add(const void *obj, enum mpi_hkind kind);
+void mpi_handle_del(const void *obj);
+
+typedef struct mpi_rslot {
+    uint64_t h;         /* the slot's live handle; 0 when free */
+    p2p_req *r;         /* NULL when free */
+    uint32_t gen;       /* generation of the slot's next handle (RH_GEN_MASK bits) */
+    uint32_t next;      /* free list */
+} mpi_rslot;
+typedef struct mpi_rtab {
+    mpi_rslot *v;
+    uint32_t cap;
+    uint32_t free;      /* first free slot or RH_NO_SLOT */
+} mpi_rtab;
+extern mpi_rtab credo_rtab __attribute__((visibility("hidden")));
+
+#define RH_TAG_MASK (0xfull << 60)
+#define RH_TAG (0xaull << 60)
+#define RH_RETIRED (1ull << 59)
+#define RH_GEN_MASK 0x7ffffffu
+#define RH_NO_SLOT UINT32_MAX
+#define RH_MAX_SLOTS (1u << 31)
+_Static_assert(sizeof(MPI_Request) == sizeof(uint64_t), "request handles are 64-bit values");
+
+/* Grows the table (aborts when out of memory); returns the first new free slot. */
+uint32_t mpi_rtab_grow(void) __attribute__((cold));
+
+/* The handle of a new request (which the program may name from now on). */
+static inline MPI_Request mpi_req_handle(p2p_req *r)
+{
+    uint32_t i = credo_rtab.free;
+    if (unlikely(i == RH_NO_SLOT))
+        i = mpi_rtab_grow();
+    mpi_rslot *s = &credo_rtab.v[i];
+    credo_rtab.free = s->next;
+    s->r = r;
+    s->h = RH_TAG | (uint64_t)s->gen << 32 | i;
+    return (MPI_Request)(uintptr_t)s->h;
+}
+
+/* The request a handle names, or NULL if it names none (MPI_REQUEST_NULL included). */
+static inline p2p_req *mpi_req_of(MPI_Request h)
+{
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    uint32_t i = (uint32_t)v;
+    if (likely(i < credo_rtab.cap) && likely(credo_rtab.v[i].h == v))
+        return credo_rtab.v[i].r;
+    return NULL;
+}
+
+/* The program may no longer name the request of h (a live handle): its slot is free. */
+static inline void mpi_req_retire(MPI_Request h)
+{
+    uint32_t i = (uint32_t)(uintptr_t)h;
+    mpi_rslot *s = &credo_rtab.v[i];
+    s->h = 0;
+    s->r = NULL;
+    s->gen = (s->gen + 1) & RH_GEN_MASK;
+    s->next = credo_rtab.free;
+    credo_rtab.free = i;
+}
+
+/* A generalized request freed before it was completed: only MPI_Grequest_complete finds it now
+ * (mpi_req_of_greq), which then retires the slot. */
+static inline void mpi_req_retire_pending(MPI_Request h)
+{
+    credo_rtab.v[(uint32_t)(uintptr_t)h].h |= RH_RETIRED;
+}
+/* mpi_req_of, and also a generalized request's handle retired by mpi_req_retire_pending (then
+ * *pending = 1). */
+static inline p2p_req *mpi_req_of_greq(MPI_Request h, int *pending)
+{
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    uint32_t i = (uint32_t)v;
+    *pending = 0;
+    if (v == 0 || i >= credo_rtab.cap)
+        return NULL;
+    if (credo_rtab.v[i].h == v)
+        return credo_rtab.v[i].r;
+    if (credo_rtab.v[i].h == (v | RH_RETIRED)) {
+        *pending = 1;
+        return credo_rtab.v[i].r;
+    }
+    return NULL;
+}
+/* Why h names no request, for the error message. */
+const char *mpi_req_handle_why(MPI_Request h);
+
 static inline int comm_ok(MPI_Comm c)
 {
-    return likely(c != NULL) && likely(c->magic == COMM_MAGIC);
+    return likely(mpi_handle_live(c, HK_COMM)) && likely(c->magic == COMM_MAGIC);
+}
+
+/* A live datatype, committed or not. */
+static inline int dt_live(MPI_Datatype d)
+{
+    return likely(mpi_handle_live(d, HK_TYPE)) && likely(d->magic == DT_MAGIC);
 }
 
 static inline int dt_ok(MPI_Datatype d)
 {
-    return likely(d != NULL) && likely(d->magic == DT_MAGIC) && likely(d->flags & DT_F_COMMITTED);
+    return likely(dt_live(d)) && likely(d->flags & DT_F_COMMITTED);
+}
+
+/* A live reduction operation (op.c checks it against a datatype). */
+static inline int op_live(MPI_Op op)
+{
+    return mpi_handle_live(op, HK_OP) && op->magic == OP_MAGIC;
+}
+
+/* A live error handler of any kind. */
+static inline int errh_live(MPI_Errhandler h)
+{
+    return mpi_handle_live(h, HK_ERRH) && h->magic == ERRH_MAGIC;
+}
+
+/* A message handle that may be received (MPI_MESSAGE_NO_PROC included). */
+static inline int msg_live(MPI_Message m)
+{
+    return mpi_handle_live(m, HK_MSG) && m->magic == MSG_MAGIC;
 }
 
 /* A point-to-point call with count 0 and MPI_DATATYPE_NULL moves nothing, as with MPI_BYTE. The

@@ -212,7 +212,7 @@ static int is_pair(int basic)
 
 int op_check(MPI_Op op, MPI_Datatype dt)
 {
-    if (op == NULL || op->magic != OP_MAGIC)
+    if (!op_live(op))
         return MPI_ERR_OP;
     if (op->id == OP_USER)
         return MPI_SUCCESS;
@@ -291,6 +291,7 @@ int mpi_op_new(const char *fn, MPI_User_function *user_fn, MPI_User_function_c *
         return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     struct credo_op *o = &u->op;
     o->magic = OP_MAGIC;
+    mpi_handle_add(o, HK_OP);
     o->id = OP_USER;
     o->commute = commute != 0;
     o->fn = user_fn;
@@ -321,6 +322,7 @@ void op_release(MPI_Op op)
 {
     if (!op->predefined && --((user_op *)op)->refcount == 0) {
         op->magic = DEAD_MAGIC;
+        mpi_handle_del(op);
         free(op);
     }
 }
@@ -330,7 +332,7 @@ int MPI_Op_free(MPI_Op *op)
     MPI_ENTER();
     if (!MPI_READY())
         return mpi_not_ready("MPI_Op_free");
-    if (op == NULL || *op == NULL || (*op)->magic != OP_MAGIC)
+    if (op == NULL || !op_live(*op))
         return mpi_error(NULL, MPI_ERR_OP, "MPI_Op_free", "invalid op");
     if ((*op)->predefined)
         return mpi_error(NULL, MPI_ERR_OP, "MPI_Op_free", "cannot free predefined %s",
@@ -344,7 +346,7 @@ int MPI_Op_free(MPI_Op *op)
 int MPI_Op_commutative(MPI_Op op, int *commute)
 {
     MPI_ENTER();
-    if (op == NULL || op->magic != OP_MAGIC)
+    if (!op_live(op))
         return mpi_error(NULL, MPI_ERR_OP, "MPI_Op_commutative", "invalid op");
     if (commute == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, "MPI_Op_commutative", "commute is NULL");

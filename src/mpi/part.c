@@ -554,7 +554,7 @@ static int part_init(const char *fn, const void *buf, int partitions, MPI_Count 
     }
     r->upper_data[1] = (uint64_t)(uintptr_t)p;
     p2p_req_complete(r); /* inactive requests are complete: the waits return at once */
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -579,9 +579,12 @@ static int part_request(const char *fn, MPI_Request request, int send, part_req 
 {
     if (!MPI_READY())
         return mpi_not_ready(fn);
-    p2p_req *r = (p2p_req *)request;
-    if (r == NULL)
+    p2p_req *r = mpi_req_of(request);
+    if (request == MPI_REQUEST_NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "request is MPI_REQUEST_NULL");
+    if (r == NULL)
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p: %s",
+                         (void *)request, mpi_req_handle_why(request));
     if (!(REQ_FLAGS(r) & REQ_F_PART) || PART_OF(r)->send != send)
         return mpi_error(REQ_COMM(r), MPI_ERR_REQUEST, fn, "not a partitioned %s request",
                          send ? "send" : "receive");

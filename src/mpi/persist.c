@@ -48,7 +48,7 @@ static void persist_destroy(mpi_persist *p)
 
 void mpi_persist_adopt(MPI_Request request, void *mem)
 {
-    PERSIST_OF((p2p_req *)request)->owned = mem;
+    PERSIST_OF(mpi_req_of(request))->owned = mem;
 }
 
 /* Completion hook of a started operation (from progress, or from persist_start when p2p finished
@@ -102,7 +102,9 @@ static int coll_start(mpi_persist *p, p2p_req *r)
         start_undo(r, p->comm);
         return rc;
     }
-    p2p_req *op = (p2p_req *)o;
+    /* The operation is the handle's from here on: its own handle is not the program's. */
+    p2p_req *op = mpi_req_of(o);
+    mpi_req_retire(o);
     if (op->done) { /* finished inside the call; its hook has run */
         coll_op_finish(p, op);
         return MPI_SUCCESS;
@@ -130,7 +132,7 @@ int mpi_persist_coll_create(const char *fn, MPI_Comm comm, struct mpi_pcoll *col
     p->coll = coll;
     r->upper_data[1] = (uint64_t)(uintptr_t)p;
     p2p_req_complete(r);
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -167,7 +169,7 @@ static int persist_create(const char *fn, const void *buf, int count, MPI_Dataty
     p->mode = mode;
     r->upper_data[1] = (uint64_t)(uintptr_t)p;
     p2p_req_complete(r); /* inactive requests are complete: the waits return at once */
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -223,12 +225,19 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
                         request);
 }
 
-/* 0 when r may be started, else the raised error. */
-static int check_startable(const char *fn, MPI_Request req)
+/* 0 when req may be started, else the raised error. `i`: its index in Startall's array, or -1. */
+static int check_startable(const char *fn, MPI_Request req, int i)
 {
-    p2p_req *r = (p2p_req *)req;
-    if (r == NULL)
+    p2p_req *r = mpi_req_of(req);
+    if (req == MPI_REQUEST_NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "request is MPI_REQUEST_NULL");
+    if (r == NULL) {
+        if (i < 0)
+            return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p: %s",
+                             (void *)req, mpi_req_handle_why(req));
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p at index %d: %s",
+                         (void *)req, i, mpi_req_handle_why(req));
+    }
     if (!(REQ_FLAGS(r) & REQ_F_PERSIST))
         return mpi_error(REQ_COMM(r), MPI_ERR_REQUEST, fn, "not a persistent request");
     if (!(REQ_FLAGS(r) & REQ_F_INACTIVE))
@@ -306,10 +315,10 @@ int MPI_Start(MPI_Request *request)
         return mpi_not_ready(fn);
     if (request == NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "request is NULL");
-    int rc = check_startable(fn, *request);
+    int rc = check_startable(fn, *request, -1);
     if (rc != MPI_SUCCESS)
         return rc;
-    return persist_start(fn, (p2p_req *)*request);
+    return persist_start(fn, mpi_req_of(*request));
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[])
@@ -325,14 +334,14 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     /* All checked before any starts, so a bad handle starts nothing; the check is repeated
      * before each start for a request that appears twice in the array. */
     for (int i = 0; i < count; i++) {
-        int rc = check_startable(fn, array_of_requests[i]);
+        int rc = check_startable(fn, array_of_requests[i], i);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     for (int i = 0; i < count; i++) {
-        int rc = check_startable(fn, array_of_requests[i]);
+        int rc = check_startable(fn, array_of_requests[i], i);
         if (rc == MPI_SUCCESS)
-            rc = persist_start(fn, (p2p_req *)array_of_requests[i]);
+            rc = persist_start(fn, mpi_req_of(array_of_requests[i]));
         if (rc != MPI_SUCCESS)
             return rc;
     }

@@ -154,7 +154,7 @@ static int pc_init(const char *fn, struct mpi_pcoll *c, MPI_Info info, MPI_Reque
         dt_retain(h->rt);
         h->held |= HELD_RT;
     }
-    if (h->op && h->op->magic == OP_MAGIC) {
+    if (op_live(h->op)) {
         op_retain(h->op);
         h->held |= HELD_OP;
     }

@@ -12,7 +12,7 @@ int mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI
 {
     if (count < 0)
         return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
-    if (dt == NULL || dt->magic != DT_MAGIC)
+    if (!dt_live(dt))
         return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype");
     if (!(dt->flags & DT_F_COMMITTED))
         return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype not committed");
@@ -336,7 +336,7 @@ static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype d
         if (rc != MPI_SUCCESS)
             return mpi_error(comm, rc, fn, "send to rank %d failed", dest);
     }
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -353,7 +353,7 @@ static inline int isend_common(const char *fn, const void *buf, int count, MPI_D
     REQ_BIND(r, comm);
     r->upper_data[0] = 0;
     r->on_complete = NULL;
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -402,7 +402,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     if (r == NULL)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of requests");
     r->upper_data[0] = 0;
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -493,13 +493,13 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
             r = mpi_req_proc_null(comm);
             if (r == NULL)
                 return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of requests");
-            *request = (MPI_Request)r;
+            *request = mpi_req_handle(r);
             return MPI_SUCCESS;
         }
         rc = mpi_irecv(buf, count, datatype, source, tag, comm, comm->ctx, &r);
         if (rc != MPI_SUCCESS)
             return mpi_error(comm, rc, fn, "receive failed");
-        *request = (MPI_Request)r;
+        *request = mpi_req_handle(r);
         return MPI_SUCCESS;
     }
     rc = p2p_irecv(BUF_AT(buf, datatype->lb), (size_t)count * datatype->size,
@@ -510,7 +510,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     REQ_BIND(r, comm);
     r->upper_data[0] = REQ_F_RECV;
     r->on_complete = NULL;
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -699,6 +699,7 @@ static int mprobe_once(const char *fn, int jsrc, int tag, MPI_Comm comm, int *fl
         struct credo_message *m = msg_spare;
         msg_spare = NULL;
         m->magic = MSG_MAGIC;
+        mpi_handle_add(m, HK_MSG);
         m->comm = comm;
         m->msg = pm;
         comm->refcount++;
@@ -760,7 +761,7 @@ static int mrecv_check(const char *fn, void *buf, int count, MPI_Datatype dt, MP
     if (message == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "message is NULL");
     MPI_Message m = *message;
-    if (m == MPI_MESSAGE_NULL || m->magic != MSG_MAGIC)
+    if (!msg_live(m))
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid message handle%s",
                          m == MPI_MESSAGE_NULL ? " (MPI_MESSAGE_NULL)" : "");
     return mpi_check_buf(m->comm, fn, buf, count, dt);
@@ -777,6 +778,7 @@ static int mrecv_start(const char *fn, void *buf, int count, MPI_Datatype dt, MP
         return mpi_error(m->comm, rc, fn, "receive failed");
     *message = MPI_MESSAGE_NULL;
     m->magic = DEAD_MAGIC;
+    mpi_handle_del(m);
     if (msg_spare == NULL)
         msg_spare = m;
     else
@@ -828,12 +830,12 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
         if (r == NULL)
             return mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of requests");
         *message = MPI_MESSAGE_NULL;
-        *request = (MPI_Request)r;
+        *request = mpi_req_handle(r);
         return MPI_SUCCESS;
     }
     if ((rc = mrecv_start(fn, buf, count, datatype, message, &r)) != MPI_SUCCESS)
         return rc;
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     mpi_comm_release(comm); /* the message's reference; the request holds its own */
     return MPI_SUCCESS;
 }

@@ -1,12 +1,16 @@
 /* src/mpi/request.c — the wait/test family, request free, cancel and status helpers. An MPI_Request
- * is a p2p_req; completion fills the MPI_Status and returns the request to p2p (persistent requests
- * stay: they become inactive, and inactive ones count as MPI_REQUEST_NULL here). */
+ * names a p2p_req through the request table (mpi_impl.h, handle validation): every call checks its
+ * handles before it touches a request, so a garbage, forged, retired or foreign handle is
+ * MPI_ERR_REQUEST. Completion fills the MPI_Status, retires the handle and returns the request to
+ * p2p (persistent requests stay: they become inactive, and inactive ones count as MPI_REQUEST_NULL
+ * here). */
 #include <string.h>
 
 #include "core/core.h"
 #include "mpi/mpi_impl.h"
 
-#define AS_P2P(req) ((p2p_req *)(req))
+/* The request of a handle already checked (mpi_req_of) in this call. */
+#define AS_P2P(req) mpi_req_of(req)
 
 void mpi_status_empty(MPI_Status *st)
 {
@@ -76,20 +80,31 @@ static inline int req_empty(const p2p_req *r)
     return r == NULL || req_inactive(r);
 }
 
-/* Finishes the completed request *rp into st: a persistent one becomes inactive and keeps its
- * handle, any other is released and *rp set to MPI_REQUEST_NULL. Either way the caller then gives
- * back the operation's communicator reference. */
-static inline int finish_req(MPI_Request *rp, MPI_Status *st)
+/* Finishes the completed request r of the live handle *rp into st: a persistent one becomes
+ * inactive and keeps its handle, any other is released, its handle retired and *rp set to
+ * MPI_REQUEST_NULL. Either way the caller then gives back the operation's communicator reference. */
+static inline int finish_req(MPI_Request *rp, p2p_req *r, MPI_Status *st)
 {
-    p2p_req *r = AS_P2P(*rp);
     if (unlikely(REQ_FLAGS(r) & REQ_F_PERSIST)) {
         int rc = req_status(r, st);
         r->upper_data[0] |= REQ_F_INACTIVE;
         return rc;
     }
     int rc = mpi_req_finish(r, st);
+    mpi_req_retire(*rp);
     *rp = MPI_REQUEST_NULL;
     return rc;
+}
+
+/* A handle that names no request: MPI_ERR_REQUEST, raised on MPI_COMM_WORLD's handler (the handle
+ * leads to no communicator). `i` is its index in an array, or -1. */
+static int bad_request(const char *fn, MPI_Request h, int i)
+{
+    if (i < 0)
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p: %s", (void *)h,
+                         mpi_req_handle_why(h));
+    return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p at index %d: %s",
+                     (void *)h, i, mpi_req_handle_why(h));
 }
 
 int mpi_req_wait(p2p_req *r, MPI_Status *st)
@@ -117,7 +132,9 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
         return mpi_not_ready(fn);
     if (unlikely(request == NULL))
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "request is NULL");
-    p2p_req *r = AS_P2P(*request);
+    p2p_req *r = mpi_req_of(*request);
+    if (unlikely(r == NULL) && *request != MPI_REQUEST_NULL)
+        return bad_request(fn, *request, -1);
     if (req_empty(r)) {
         mpi_status_empty(status);
         return MPI_SUCCESS;
@@ -125,7 +142,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     MPI_Comm comm = REQ_COMM(r);
     if (!r->done)
         p2p_wait(r);
-    int rc = finish_req(request, status);
+    int rc = finish_req(request, r, status);
     if (unlikely(rc != MPI_SUCCESS))
         rc = req_error(comm, rc, fn);
     mpi_comm_release(comm);
@@ -141,7 +158,9 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (unlikely(request == NULL || flag == NULL))
         return mpi_error(NULL, request == NULL ? MPI_ERR_REQUEST : MPI_ERR_ARG, fn,
                          "%s is NULL", request == NULL ? "request" : "flag");
-    p2p_req *r = AS_P2P(*request);
+    p2p_req *r = mpi_req_of(*request);
+    if (unlikely(r == NULL) && *request != MPI_REQUEST_NULL)
+        return bad_request(fn, *request, -1);
     if (req_empty(r)) {
         *flag = 1;
         mpi_status_empty(status);
@@ -156,13 +175,14 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     }
     MPI_Comm comm = REQ_COMM(r);
     *flag = 1;
-    int rc = finish_req(request, status);
+    int rc = finish_req(request, r, status);
     if (unlikely(rc != MPI_SUCCESS))
         rc = req_error(comm, rc, fn);
     mpi_comm_release(comm);
     return rc;
 }
 
+/* The array arguments, and every handle in the array, before anything waits or finishes. */
 static int check_array(const char *fn, int count, const MPI_Request *reqs)
 {
     if (!MPI_READY())
@@ -171,13 +191,16 @@ static int check_array(const char *fn, int count, const MPI_Request *reqs)
         return mpi_error(NULL, MPI_ERR_COUNT, fn, "negative count %d", count);
     if (count > 0 && reqs == NULL)
         return mpi_error(NULL, MPI_ERR_REQUEST, fn, "array of requests is NULL");
+    for (int i = 0; i < count; i++)
+        if (unlikely(mpi_req_of(reqs[i]) == NULL) && reqs[i] != MPI_REQUEST_NULL)
+            return bad_request(fn, reqs[i], i);
     return MPI_SUCCESS;
 }
 
 /* Finishes requests[i] into statuses (may be NULL); returns its error code. */
 static int finish_at(MPI_Request reqs[], int i, MPI_Status *st)
 {
-    return finish_req(&reqs[i], st);
+    return finish_req(&reqs[i], AS_P2P(reqs[i]), st);
 }
 
 /* Completes every request already done in reqs (all of them when `all`): the common end of the
@@ -188,11 +211,22 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
     MPI_Comm fail_comm = NULL;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[i];
-        if (req_empty(AS_P2P(reqs[i]))) {
+        p2p_req *r = AS_P2P(reqs[i]);
+        if (req_empty(r)) {
             mpi_status_empty(st);
+            /* a handle that was in the array twice: its request is finished already */
+            if (unlikely(r == NULL && reqs[i] != MPI_REQUEST_NULL)) {
+                if (st)
+                    st->MPI_ERROR = MPI_ERR_REQUEST;
+                if (!failed) {
+                    failed = 1;
+                    fail_comm = MPI_COMM_WORLD;
+                    fail_comm->refcount++;
+                }
+            }
             continue;
         }
-        MPI_Comm comm = REQ_COMM(AS_P2P(reqs[i]));
+        MPI_Comm comm = REQ_COMM(r);
         MPI_Status tmp;
         int rc = finish_at(reqs, i, st ? st : &tmp);
         if (st)
@@ -252,7 +286,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     return finish_all(fn, count, array_of_requests, array_of_statuses);
 }
 
-/* Index of a completed request, MPI_UNDEFINED if none is active, -1 if active ones are pending. */
+/* Index of a completed request, MPI_UNDEFINED if none is active, -1 if active ones are pending.
+ * (A handle that names nothing was refused by check_array before.) */
 static int find_done(int count, MPI_Request reqs[])
 {
     int active = 0;
@@ -272,7 +307,10 @@ static int find_done(int count, MPI_Request reqs[])
 
 static int any_finish(const char *fn, MPI_Request reqs[], int i, int *index, MPI_Status *status)
 {
-    MPI_Comm comm = REQ_COMM(AS_P2P(reqs[i]));
+    p2p_req *r = AS_P2P(reqs[i]);
+    if (unlikely(r == NULL)) /* retired by another thread while this one waited */
+        return bad_request(fn, reqs[i], i);
+    MPI_Comm comm = REQ_COMM(r);
     *index = i;
     int rc = finish_at(reqs, i, status);
     if (rc != MPI_SUCCESS)
@@ -408,19 +446,31 @@ int MPI_Request_free(MPI_Request *request)
     if (!MPI_READY())
         return mpi_not_ready(fn);
     if (request == NULL || *request == MPI_REQUEST_NULL)
-        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
-    if (REQ_FLAGS(AS_P2P(*request)) & REQ_F_PERSIST) {
-        mpi_persist_free(AS_P2P(*request));
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "%s",
+                         request == NULL ? "request is NULL" : "request is MPI_REQUEST_NULL");
+    p2p_req *r = mpi_req_of(*request);
+    if (unlikely(r == NULL))
+        return bad_request(fn, *request, -1);
+    if (REQ_FLAGS(r) & REQ_F_PERSIST) {
+        mpi_persist_free(r);
+        mpi_req_retire(*request);
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
     /* p2p keeps a pending request until it completes; its hook still unpacks and frees. Nobody
-     * reads its status any more, so the communicator reference goes now. */
-    MPI_Comm comm = REQ_COMM(AS_P2P(*request));
-    if (REQ_FLAGS(AS_P2P(*request)) & REQ_F_GREQ)
-        mpi_greq_release(AS_P2P(*request));
-    else
-        p2p_req_free(AS_P2P(*request));
+     * reads its status any more, so the communicator reference goes now. A generalized request
+     * not yet completed keeps its slot for MPI_Grequest_complete, which retires it. */
+    MPI_Comm comm = REQ_COMM(r);
+    if (REQ_FLAGS(r) & REQ_F_GREQ) {
+        if (r->done)
+            mpi_req_retire(*request);
+        else
+            mpi_req_retire_pending(*request);
+        mpi_greq_release(r);
+    } else {
+        p2p_req_free(r);
+        mpi_req_retire(*request);
+    }
     *request = MPI_REQUEST_NULL;
     mpi_comm_release(comm);
     return MPI_SUCCESS;
@@ -434,7 +484,9 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return mpi_not_ready(fn);
     if (flag == NULL)
         return mpi_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
-    p2p_req *r = AS_P2P(request);
+    p2p_req *r = mpi_req_of(request);
+    if (unlikely(r == NULL) && request != MPI_REQUEST_NULL)
+        return bad_request(fn, request, -1);
     if (req_empty(r)) {
         *flag = 1;
         mpi_status_empty(status);
@@ -458,8 +510,11 @@ int MPI_Cancel(MPI_Request *request)
     if (!MPI_READY())
         return mpi_not_ready(fn);
     if (request == NULL || *request == MPI_REQUEST_NULL)
-        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
-    p2p_req *r = AS_P2P(*request);
+        return mpi_error(NULL, MPI_ERR_REQUEST, fn, "%s",
+                         request == NULL ? "request is NULL" : "request is MPI_REQUEST_NULL");
+    p2p_req *r = mpi_req_of(*request);
+    if (unlikely(r == NULL))
+        return bad_request(fn, *request, -1);
     if (REQ_FLAGS(r) & REQ_F_PERSIST) {
         mpi_persist_cancel(r);
         return MPI_SUCCESS;

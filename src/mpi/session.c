@@ -32,12 +32,12 @@ static const char *const thread_level_names[] = {
 
 static int session_ok(MPI_Session s)
 {
-    return s != NULL && s->magic == SESSION_MAGIC;
+    return mpi_handle_live(s, HK_SESSION) && s->magic == SESSION_MAGIC;
 }
 
 static int errh_valid(MPI_Errhandler h)
 {
-    return h != NULL && h->magic == ERRH_MAGIC;
+    return errh_live(h);
 }
 
 static void errh_retain(MPI_Errhandler h)
@@ -50,6 +50,7 @@ static void errh_release(MPI_Errhandler h)
 {
     if (h->kind == ERRH_USER && --h->refcount == 0) {
         h->magic = DEAD_MAGIC;
+        mpi_handle_del(h);
         free(h);
     }
 }
@@ -125,6 +126,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
     }
     CREDO_LOCK_ENTER();
     s->magic = SESSION_MAGIC;
+    mpi_handle_add(s, HK_SESSION);
     /* the lock is process-wide: once any part of the process runs at MPI_THREAD_MULTIPLE, so does
      * this session, whatever it asked for (MPICH's sessions report the same) */
     s->thread_level = (credo_lock_on & CREDO_LOCK_FOR_THREADS) ? MPI_THREAD_MULTIPLE : level;
@@ -144,6 +146,7 @@ int MPI_Session_finalize(MPI_Session *session)
     MPI_Session s = *session;
     SESSION_CHECK(fn, s);
     s->magic = DEAD_MAGIC;
+    mpi_handle_del(s);
     errh_release(s->errh);
     free(s);
     *session = MPI_SESSION_NULL;

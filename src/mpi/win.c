@@ -85,6 +85,7 @@ static void win_destroy(MPI_Win w)
         mpi_comm_release(w->comm);
     if (w->errh != NULL && w->errh->kind == ERRH_USER && --w->errh->refcount == 0) {
         w->errh->magic = DEAD_MAGIC;
+        mpi_handle_del(w->errh);
         free(w->errh);
     }
     free(w->peer);
@@ -95,6 +96,7 @@ static void win_destroy(MPI_Win w)
     for (int i = 0; i < 3; i++)
         free(w->scratch[i]);
     w->magic = DEAD_MAGIC;
+    mpi_handle_del(w);
     free(w);
 }
 
@@ -129,6 +131,7 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     w->magic = WIN_MAGIC;
+    mpi_handle_add(w, HK_WIN);
     w->flavor = flavor;
     w->rank = comm->rank;
     w->size = n;
@@ -428,7 +431,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     MPI_ENTER();
     WIN_CHECK("MPI_Win_set_errhandler", win);
-    if (errhandler == NULL || errhandler->magic != ERRH_MAGIC)
+    if (!errh_live(errhandler))
         return win_error(win, MPI_ERR_ARG, "MPI_Win_set_errhandler", "invalid error handler");
     if (errhandler->kind == ERRH_USER)
         errhandler->refcount++;
@@ -436,6 +439,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     win->errh = errhandler;
     if (old->kind == ERRH_USER && --old->refcount == 0) {
         old->magic = DEAD_MAGIC;
+        mpi_handle_del(old);
         free(old);
     }
     return MPI_SUCCESS;

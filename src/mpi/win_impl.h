@@ -69,7 +69,7 @@ struct credo_win {
 
 static inline int win_ok(MPI_Win w)
 {
-    return likely(w != NULL) && likely(w->magic == WIN_MAGIC);
+    return likely(mpi_handle_live(w, HK_WIN)) && likely(w->magic == WIN_MAGIC);
 }
 
 /* Reports `code` raised in `fn` through win's error handler (the world's if win is not valid).

@@ -209,7 +209,7 @@ static struct credo_datatype basic_standin(MPI_Datatype dt)
 static int check_acc(MPI_Win w, const char *fn, MPI_Op op, MPI_Datatype odt, MPI_Datatype tdt,
                      int moving)
 {
-    if (op == NULL || op->magic != OP_MAGIC)
+    if (!op_live(op))
         return win_error(w, MPI_ERR_OP, fn, "invalid op");
     if (op->id == OP_USER)
         return win_error(w, MPI_ERR_OP, fn, "user-defined ops cannot be used in RMA");
@@ -441,7 +441,7 @@ static int req_complete(MPI_Win w, const char *fn, int rc, MPI_Request *request)
         return win_error(w, MPI_ERR_NO_MEM, fn, "out of requests");
     memset(&r->status, 0, sizeof r->status);
     p2p_req_complete(r);
-    *request = (MPI_Request)r;
+    *request = mpi_req_handle(r);
     return MPI_SUCCESS;
 }
 
