@@ -267,6 +267,120 @@ static void test_large_chain(void **state)
     goal_txt_free(g);
 }
 
+/* Storage follows the blocks, not num_ranks (issue 27: a 20-byte file asked for 10.7 GB). The
+ * largest count is read with two blocks; before, the reader allocated 24 bytes per declared rank
+ * (51 GB here) and failed with "out of memory". */
+static void test_declared_ranks_cost_nothing(void **state)
+{
+    (void)state;
+    goal_txt *g = read_str("num_ranks 446744073\n");
+    assert_int_equal(g->nranks, 446744073);
+    assert_int_equal(g->nranks_line, 1);
+    assert_int_equal(g->nblocks, 0);
+    assert_null(goal_txt_rank_of(g, 0));
+    goal_txt_free(g);
+    g = read_str("// a comment first\nnum_ranks 2147483647\nrank 2147483646 { l: send 8b to 0 }\n"
+                 "rank 0 { l: recv 8b from 2147483646 }\n");
+    assert_int_equal(g->nranks, 2147483647u);
+    assert_int_equal(g->nranks_line, 2);
+    assert_int_equal(g->nblocks, 2);
+    assert_int_equal(g->blocks[0].rank, 0); /* sorted, whatever the file's order */
+    assert_int_equal(g->blocks[1].rank, 2147483646u);
+    assert_non_null(goal_txt_rank_of(g, 2147483646u));
+    assert_null(goal_txt_rank_of(g, 1));
+    char err[256];
+    assert_int_equal(goal_txt_check_matching(g, "t.goal", err, sizeof err), 0);
+    goal_txt_free(g);
+    /* A repeated rank is found without a per-rank table too, also out of order. */
+    expect_error("num_ranks 2000000000\nrank 1999999999 {\n}\nrank 5 {\n}\nrank 1999999999 {\n}\n", 6,
+                 "rank 1999999999 again");
+}
+
+/* Every number: decimal digits only, in range, nothing after it but a size's 'b'. */
+static void test_numbers(void **state)
+{
+    (void)state;
+    expect_error("num_ranks 2147483648\n", 1, "rank count <= 2147483647");
+    expect_error("num_ranks 18446744073709551616\n", 1, "too large");
+    expect_error("num_ranks -1\n", 1, "rank count");
+    expect_error("num_ranks 4x\n", 1, "rank count, got '4x'");
+    expect_error("num_ranks 0x10\n", 1, "rank count, got '0x10'");
+    expect_error("num_ranks +4\n", 1, "rank count, got '+'");
+    expect_error("num_ranks 2\nrank -0 {\n}\n", 2, "rank number");
+    expect_error("num_ranks 2\nrank 0 {\nl1: send -8b to 1\n}\n", 3, "size in bytes, got '-8b'");
+    expect_error("num_ranks 2\nrank 0 {\nl1: send 8bb to 1\n}\n", 3, "size in bytes, got '8bb'");
+    expect_error("num_ranks 2\nrank 0 {\nl1: send 9223372036854775808b to 1\n}\n", 3,
+                 "size in bytes <= 9223372036854775807");
+    expect_error("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 2147483648\n}\n", 3, "tag <= 2147483647");
+    expect_error("num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag -2\n}\n", 3, "tag (or -1) >= -1");
+    expect_error("num_ranks 2\nrank 0 {\nl1: recv 8b from -2\n}\n", 3, "source rank (or -1) >= -1");
+    expect_error("num_ranks 2\nrank 0 {\nl1: calc -5\n}\n", 3, "calc time, got '-5'");
+    expect_error("num_ranks 2\nrank 0 {\nl1: calc 5 nic 9999999999999999999999\n}\n", 3, "too large");
+    /* bytes that are not text: named, not printed */
+    static const char nul[] = "num_ranks 2\nrank 0 {\n\0}\n";
+    char err[256];
+    goal_txt *g = (goal_txt *)1;
+    assert_int_equal(goal_txt_read_mem(nul, sizeof nul - 1, "t.goal", &g, err, sizeof err), -1);
+    assert_null(g);
+    assert_string_equal(err, "t.goal:3: expected a word, '{', '}' or ':', got byte 0x00");
+    expect_error("num_ranks 2\x01\n", 1, "byte 0x01");
+}
+
+/* Unmatched messages are found by counting, before anyone runs the schedule. */
+static void test_matching(void **state)
+{
+    (void)state;
+    char err[256];
+    goal_txt *g = read_str("num_ranks 3\nrank 0 {\n  send 8b to 1 tag 3\n  send 8b to 1 tag 3\n}\n"
+                           "rank 1 {\n  recv 8b from 0 tag 3\n}\n");
+    assert_int_equal(goal_txt_check_matching(g, "t.goal", err, sizeof err), -1);
+    assert_string_equal(err, "t.goal:4: schedule cannot complete: message from rank 0 to rank 1 (tag 3, 8 bytes) "
+                             "is never received (2 such sends, 1 matching receive)");
+    goal_txt_free(g);
+    g = read_str("num_ranks 3\nrank 2 {\n  recv 4b from 0 tag 1\n}\n");
+    assert_int_equal(goal_txt_check_matching(g, "t.goal", err, sizeof err), -1);
+    assert_non_null(strstr(err, "t.goal:3: schedule cannot complete: rank 2, op 0 (recv 4b from 0 tag 1): no matching send"));
+    goal_txt_free(g);
+    /* the tag is part of the key */
+    g = read_str("num_ranks 2\nrank 0 { send 8b to 1 tag 1 }\nrank 1 { recv 8b from 0 tag 2 }\n");
+    assert_int_equal(goal_txt_check_matching(g, "t.goal", err, sizeof err), -1);
+    goal_txt_free(g);
+    /* wildcards take any message: only totals are compared at their rank */
+    g = read_str("num_ranks 3\nrank 0 { send 8b to 2 tag 1 }\nrank 1 { send 8b to 2 tag 5 }\n"
+                 "rank 2 { recv 8b from -1 tag -1\n recv 8b from 1 tag -1 }\n");
+    assert_int_equal(goal_txt_check_matching(g, "t.goal", err, sizeof err), 0);
+    goal_txt_free(g);
+    g = read_str("num_ranks 3\nrank 0 { send 8b to 2 tag 1 }\nrank 1 { send 8b to 2 tag 5 }\n"
+                 "rank 2 { recv 8b from -1 tag -1 }\n");
+    assert_int_equal(goal_txt_check_matching(g, "t.goal", err, sizeof err), -1);
+    assert_non_null(strstr(err, "rank 2 receives 1 message (1 with a wildcard) but is sent 2"));
+    goal_txt_free(g);
+    /* the samples are consistent */
+    const char *files[] = {"binary_tree_16.goal", "dissemination_32.goal", "schedgen2_schedule.goal"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        g = read_sample(files[i]);
+        assert_int_equal(goal_txt_check_matching(g, files[i], err, sizeof err), 0);
+        goal_txt_free(g);
+    }
+}
+
+/* The file reader stops at its byte limit and at a NUL byte instead of reading on. */
+static void test_file_limits(void **state)
+{
+    (void)state;
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/dissemination_32.goal", GOAL_TEST_DATA_DIR);
+    goal_txt *g = (goal_txt *)1;
+    assert_int_equal(goal_txt_read_file_max(path, 1000, &g, err, sizeof err), -1);
+    assert_null(g);
+    assert_non_null(strstr(err, "dissemination_32.goal:0: expected at most 1000 bytes of GOAL text, got more"));
+    assert_int_equal(goal_txt_read_file_max(path, 10271, &g, err, sizeof err), 0); /* exactly its size */
+    goal_txt_free(g);
+    assert_int_equal(goal_txt_read_file_max(path, 10270, &g, err, sizeof err), -1);
+    assert_int_equal(goal_txt_read_file("/dev/zero", &g, err, sizeof err), -1);
+    assert_string_equal(err, "/dev/zero:1: expected GOAL text, got a NUL byte (not a text file)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +389,10 @@ int main(void)
         cmocka_unit_test(test_syntax_features),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_large_chain),
+        cmocka_unit_test(test_declared_ranks_cost_nothing),
+        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_matching),
+        cmocka_unit_test(test_file_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
