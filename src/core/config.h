@@ -50,7 +50,8 @@ int config_load(char *err, size_t errlen);
 /* The values v accepts, as text: v->accepts, or a CREDO_COLL_* setting's choices written into buf. */
 const char *config_accepted(const config_var *v, char *buf, size_t len);
 /* Calls report once per CREDO_* variable of the environment that is neither a setting nor one of
- * the tools' variables (CREDO_CC, CREDO_CXX, CREDO_FORTRAN_COMPILER), with one line naming it and
+ * the tools' variables (CREDO_CC, CREDO_CXX, CREDO_FORTRAN_COMPILER; the test suite's
+ * CREDO_TEST_SANITIZED), with one line naming it and
  * the closest known name; returns how many. MPI_Init reports them on rank 0 only. */
 int config_unknown(void (*report)(const char *msg, void *arg), void *arg);
 /* Current value of variable `name` as text (after config_load, or the default before). */

@@ -3,7 +3,7 @@
 # blanks around it or is malformed is refused with one line naming the variable, its value and what
 # is accepted; a misspelt CREDO_* variable gets one warning naming the closest setting (once per job,
 # also at 8 ranks); the settings and the tools' own CREDO_* variables (CREDO_CC, CREDO_CXX,
-# CREDO_FORTRAN_COMPILER) are silent.
+# CREDO_FORTRAN_COMPILER, the test suite's CREDO_TEST_SANITIZED) are silent.
 # usage: config_values.sh CREDO_INFO CREDORUN HELLO
 set -u
 info="$1"; run="$2"; hello="$3"
@@ -49,10 +49,11 @@ set_all="CREDO_FC=dynamic CREDO_SLOT_SIZE=128 CREDO_SLOTS_PER_PEER=40 CREDO_CRED
   CREDO_SPIN_POLLS=0 CREDO_YIELD_US=100 CREDO_SEND_BATCH=16 CREDO_DEBUG=0 CREDO_PROGRESS_THREAD=0
   CREDO_PROGRESS_RT=0 CREDO_COLL_BCAST=auto CREDO_COLL_BARRIER=auto CREDO_COLL_REDUCE=auto
   CREDO_COLL_ALLREDUCE=auto CREDO_COLL_GATHER=auto CREDO_COLL_ALLGATHER=auto CREDO_COLL_ALLTOALL=auto
-  CREDO_COLL_REDUCE_SCATTER=auto CREDO_PMI=1 CREDO_CC=cc CREDO_CXX=c++ CREDO_FORTRAN_COMPILER=gfortran"
+  CREDO_COLL_REDUCE_SCATTER=auto CREDO_PMI=1 CREDO_CC=cc CREDO_CXX=c++ CREDO_FORTRAN_COMPILER=gfortran
+  CREDO_TEST_SANITIZED=0"
 n=$("$info" | grep -c '^CREDO_')
 m=$(echo $set_all | wc -w)
-[ "$m" = $((n + 3)) ] || fail "the test sets $m variables, credo_info knows $n settings (+3 tools' variables): update set_all"
+[ "$m" = $((n + 4)) ] || fail "the test sets $m variables, credo_info knows $n settings (+4 tools' variables): update set_all"
 # shellcheck disable=SC2086
 out=$(env $set_all CREDO_SLOTS_PERPEER=40 "$info" | grep '^warning')
 [ "$out" = "warning = CREDO_SLOTS_PERPEER is not a credo setting and is ignored (did you mean CREDO_SLOTS_PER_PEER?)" ] ||
