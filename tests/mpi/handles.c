@@ -471,32 +471,32 @@ static int fatal_case(const char *name)
     }
     if (!strcmp(name, "comm_garbage_rank"))
         return MPI_Comm_rank(bad_comm(OB_GARBAGE), &n);
-    if (!strcmp(name, "comm_stale_send"))
-        return MPI_Send(&v, 1, MPI_INT, 0, TAG, bad_comm(OB_STALE));
-    if (!strcmp(name, "type_junk_send"))
-        return MPI_Send(&v, 1, bad_type(OB_JUNK), 0, TAG, MPI_COMM_WORLD);
-    if (!strcmp(name, "type_stale_size"))
-        return MPI_Type_size(bad_type(OB_STALE), &n);
-    if (!strcmp(name, "op_zero_allreduce"))
-        return MPI_Allreduce(&v, &w, 1, MPI_INT, bad_op(OB_ZERO), MPI_COMM_SELF);
+    if (!strcmp(name, "comm_lowaddr_send"))
+        return MPI_Send(&v, 1, MPI_INT, 0, TAG, bad_comm(OB_LOWADDR));
+    if (!strcmp(name, "type_garbage_send"))
+        return MPI_Send(&v, 1, bad_type(OB_GARBAGE), 0, TAG, MPI_COMM_WORLD);
+    if (!strcmp(name, "type_lowaddr_size"))
+        return MPI_Type_size(bad_type(OB_LOWADDR), &n);
+    if (!strcmp(name, "op_garbage_allreduce"))
+        return MPI_Allreduce(&v, &w, 1, MPI_INT, bad_op(OB_GARBAGE), MPI_COMM_SELF);
     if (!strcmp(name, "group_garbage_size"))
         return MPI_Group_size(bad_group(OB_GARBAGE), &n);
-    if (!strcmp(name, "errh_stale_set"))
-        return MPI_Comm_set_errhandler(MPI_COMM_WORLD, bad_errh(OB_STALE));
-    if (!strcmp(name, "info_junk_nkeys"))
-        return MPI_Info_get_nkeys(bad_info(OB_JUNK), &n);
+    if (!strcmp(name, "errh_garbage_set"))
+        return MPI_Comm_set_errhandler(MPI_COMM_WORLD, bad_errh(OB_GARBAGE));
+    if (!strcmp(name, "info_garbage_nkeys"))
+        return MPI_Info_get_nkeys(bad_info(OB_GARBAGE), &n);
     if (!strcmp(name, "win_garbage_group")) {
         MPI_Group g;
         return MPI_Win_get_group(bad_win(OB_GARBAGE), &g);
     }
-    if (!strcmp(name, "msg_stale_mrecv")) {
-        MPI_Message m = bad_message(OB_STALE);
+    if (!strcmp(name, "msg_garbage_mrecv")) {
+        MPI_Message m = bad_message(OB_GARBAGE);
         return MPI_Mrecv(&w, 1, MPI_INT, &m, &st);
     }
     if (!strcmp(name, "session_garbage_psets"))
         return MPI_Session_get_num_psets(bad_session(OB_GARBAGE), MPI_INFO_NULL, &n);
-    if (!strcmp(name, "session_stale_psets"))
-        return MPI_Session_get_num_psets(bad_session(OB_STALE), MPI_INFO_NULL, &n);
+    if (!strcmp(name, "session_lowaddr_psets"))
+        return MPI_Session_get_num_psets(bad_session(OB_LOWADDR), MPI_INFO_NULL, &n);
     fprintf(stderr, "unknown case %s\n", name);
     MPI_Abort(MPI_COMM_WORLD, 4);
     return 0;
