@@ -8,6 +8,24 @@
 
 static atomic_uint_fast64_t sched_ids = 1;
 
+int goal_sched_prepare_scratch(struct goal_sched *s)
+{
+    if (!s || !s->scratch)
+        return GOAL_SUCCESS;
+    if (s->active_runs)
+        return GOAL_ERR_STATE;
+    if (!s->scratch_cache) {
+        s->scratch_cache = malloc(s->scratch);
+        if (!s->scratch_cache)
+            return GOAL_ERR_NOMEM;
+    }
+    /* Writing every byte makes every page resident now; reading a fresh page would only map the
+     * shared zero page, and the run's first write to it would still fault. */
+    memset(s->scratch_cache, 0, s->scratch);
+    s->scratch_dirty_ok = 1;
+    return GOAL_SUCCESS;
+}
+
 void goal_sched_destroy(struct goal_sched *s)
 {
     if (!s)

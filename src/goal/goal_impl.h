@@ -98,6 +98,12 @@ int goal_graph_from_txt(struct goal_graph *g, const goal_txt_rank *r);
 /* GOAL_SUCCESS and a new schedule, or an error code (cycle, range, nomem, earlier graph error). */
 int goal_compile(const struct goal_graph *g, struct goal_sched **out);
 void goal_sched_destroy(struct goal_sched *s);
+/* Makes s's scratchpad resident now, zero-filled, and keeps runs from zero-filling it again (each
+ * then starts from the bytes the previous run left). For tools that time runs whose payloads carry
+ * no meaning (credo-goal run): a fresh scratchpad costs a page fault per 4 KiB inside the first
+ * run (262,144 for 1 GB, seconds on a VM), and a zero fill per run costs a pass over it. Only while
+ * no run of s is active (else GOAL_ERR_STATE); GOAL_SUCCESS or GOAL_ERR_NOMEM. */
+int goal_sched_prepare_scratch(struct goal_sched *s);
 /* Total byte length of operand i of op (blocks summed). */
 uint64_t goal_operand_bytes(const struct goal_sched *s, const goal_vop *op, int i);
 
