@@ -1,12 +1,12 @@
 # Convenience front end over CMake: `make demo`, `make check`, `make bench`, `make asan-check`,
-# `make release-build`.
+# `make release-build`, `make fuzz`.
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 # The makes that cmake --build starts inherit this: no "Entering directory" pair around every step.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all build demo check asan-check release-build bench install clean
+.PHONY: all build demo check asan-check release-build bench install clean fuzz
 
 all: build
 
@@ -33,6 +33,18 @@ asan-check:
 release-build:
 	$(MAKE) build BUILD=build-release CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release"
 
+# libFuzzer on the GOAL text reader (fuzz/README.md): builds with clang into $(FUZZ_BUILD), runs for
+# FUZZ_SECONDS (CI: make fuzz FUZZ_SECONDS=30) from the committed seeds; new inputs go to
+# $(FUZZ_BUILD)/corpus, a crash to $(FUZZ_BUILD)/crash-* (and fails the target).
+FUZZ_SECONDS ?= 600
+FUZZ_BUILD ?= build-fuzz
+FUZZ_CC ?= clang
+FUZZ_SRC = fuzz/goal_text_fuzz.c src/goal/goal_text.c src/goal/goal_graph.c src/goal/goal_compile.c src/goal/goal_localop.c
+fuzz:
+	mkdir -p $(FUZZ_BUILD)/corpus
+	$(FUZZ_CC) -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude $(FUZZ_SRC) -o $(FUZZ_BUILD)/goal_text_fuzz
+	$(FUZZ_BUILD)/goal_text_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 -rss_limit_mb=512 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus fuzz/corpus/goal_text
+
 bench: build
 	bench/side_by_side.sh $(BUILD)
 
@@ -40,4 +52,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan build-release
+	rm -rf $(BUILD) build-asan build-release build-fuzz
