@@ -246,7 +246,7 @@ int main(int argc, char **argv)
             cfg.cl.enabled = 1;
         } else if (strcmp(a, "--credit-slots") == 0) {
             NEEDVAL();
-            if (parse_range(a, val, 0, 1024, " slots", &v))
+            if (parse_range(a, val, 1, 1024, " slots", &v)) /* src/fc: static >= 1, dynamic 1 .. 255 */
                 return 2;
             cfg.cl.credit_slots = (uint32_t)v;
         } else if (strcmp(a, "--eager") == 0) {
