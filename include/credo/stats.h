@@ -36,7 +36,6 @@ typedef struct credo_fc_stats {
     uint64_t rndv_cma_pulls;        /* received with one CMA read of the sender's buffer */
     uint64_t rndv_copies;           /* received through the pipelined copy (a CTS sent) */
     uint64_t copy_takeovers;        /* of those, finished by reading the rest with CMA (sender left MPI) */
-    uint64_t copy_pushes;           /* sends whose copy this rank finished with a CMA write (receiver left MPI) */
 } credo_fc_stats;
 
 /* Fills *out with this rank's counters; 0 on success, -1 if credo is not initialised. */

@@ -59,7 +59,6 @@ static const pvar_desc pvars[] = {
     PV(rndv_cma_pulls, COUNTER, "rendezvous messages received with one CMA read"),
     PV(rndv_copies, COUNTER, "rendezvous messages received through the pipelined copy"),
     PV(copy_takeovers, COUNTER, "pipelined copies this rank finished by reading the rest (its sender left MPI)"),
-    PV(copy_pushes, COUNTER, "pipelined copies this rank finished by writing the rest (its receiver left MPI)"),
 };
 #define NPVARS ((int)(sizeof pvars / sizeof pvars[0]))
 

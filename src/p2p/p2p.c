@@ -810,61 +810,31 @@ static void recv_finish(preq *r, int src, int tag, size_t mlen)
 
 static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, size_t n);
 
-/* Moves n bytes between `local` and `remote` in peer's address space with CMA, in as many calls as
- * the kernel needs: reads them (copy_takeover, rndv_pull) or, with `write`, writes them (copy_push).
- * A read returns -1, having read nothing, when the kernel refuses (P.cma_ok is then 0 and the
- * pipelined copy serves from now on). Any other failure is fatal, and so is every failed write: the
- * permission check is the one reads pass, p2p_init tried a write too, and the transfer is claimed
- * by then, so nobody else would finish it. */
-static int cma_copy(int peer, void *local, uint64_t remote, size_t n, int write)
+/* Reads n bytes at `remote` in peer's address space into `local` with CMA, in as many calls as the
+ * kernel needs (rndv_pull, copy_takeover). Returns -1, having read nothing, when the kernel refuses
+ * (P.cma_ok is then 0 and the pipelined copy serves from now on). Any other failure is fatal: the
+ * permission check is the one the start-up probe passed. */
+static int cma_copy(int peer, void *local, uint64_t remote, size_t n)
 {
     size_t done = 0;
     while (done < n) {
         struct iovec l = {(unsigned char *)local + done, n - done};
         struct iovec rem = {(void *)(uintptr_t)(remote + done), n - done};
-        ssize_t got = write ? process_vm_writev(P.pid[peer], &l, 1, &rem, 1, 0)
-                            : process_vm_readv(P.pid[peer], &l, 1, &rem, 1, 0);
+        ssize_t got = process_vm_readv(P.pid[peer], &l, 1, &rem, 1, 0);
         if (got > 0) {
             done += (size_t)got;
             continue;
         }
         if (got < 0 && errno == EINTR)
             continue;
-        if (!write && done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+        if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
             P.cma_ok = 0;
             return -1;
         }
-        credo_abort(1, "rendezvous %s rank %d: %s failed: %s", write ? "to" : "from", peer,
-                    write ? "process_vm_writev" : "process_vm_readv", got < 0 ? strerror(errno) : "no progress");
+        credo_abort(1, "rendezvous from rank %d: process_vm_readv failed: %s", peer,
+                    got < 0 ? strerror(errno) : "no progress");
     }
     return 0;
-}
-
-/* Claims transfer `seq` of a pipelined copy for `who` on the pair's word (mbox claims). Fails when
- * the word already names this transfer or a later one (the other side has it), or while the
- * receiver is reading a staged chunk (the sender must not reuse the half under it). acq_rel: the
- * winner's CMA access comes after the claim, and the receiver's reads of a staged half, released
- * with READING, come before a sender's claim that reuses it. */
-static int copy_claim(_Atomic uint64_t *w, uint64_t seq, uint64_t who)
-{
-    uint64_t old = atomic_load_explicit(w, memory_order_acquire);
-    while (!(old & MBOX_CLAIM_READING) && (old >> MBOX_CLAIM_SHIFT) < seq)
-        if (atomic_compare_exchange_weak_explicit(w, &old, seq << MBOX_CLAIM_SHIFT | who, memory_order_acq_rel,
-                                                  memory_order_acquire))
-            return 1;
-    return 0;
-}
-
-/* Whether the claim word value v says the sender has claimed transfer seq (copy_push) or moved past
- * it, so that a chunk of seq still in the mailbox must not be copied out: its half may already hold
- * a later transfer's bytes. The sender claims only its head transfer and finishes every earlier one
- * first; the receiver claims a later transfer than an unfinished seq only after its claim of seq
- * failed, which means the sender had claimed seq (copy_takeover). Comparing with the exact value
- * `seq | SENDER` was not enough: once the sender had pushed seq and claimed seq + 1 too, a stale chunk
- * of seq was copied from a half that held seq + 1's head (issue 27, tests/stress). */
-static inline int copy_claimed_past(uint64_t v, uint64_t seq)
-{
-    return (v >> MBOX_CLAIM_SHIFT) > seq || ((v >> MBOX_CLAIM_SHIFT) == seq && (v & MBOX_CLAIM_SENDER));
 }
 
 /* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB, or asks for the
@@ -892,13 +862,15 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, ui
         recv_finish(r, src, tag, mlen);
         return;
     }
-    /* CMA from CREDO_CMA_MIN on, and for any size when the sender is not waiting inside MPI right
-     * now: the pipelined copy needs its progress engine for every chunk, so a sender that computes
-     * after MPI_Isend would hold us up until its next MPI call (docs/ARCHITECTURE.md, "Choosing the
-     * rendezvous path"). relaxed: a hint; either path is correct whatever the sender does next. */
+    /* CMA from CREDO_CMA_MIN on, and for any size unless both sides wait inside MPI right now: the
+     * pipelined copy needs both progress engines for every chunk, so a sender that computes after
+     * MPI_Isend, or we ourselves returning from MPI_Irecv or MPI_Test to compute, would hold the
+     * other up until the next MPI call (docs/ARCHITECTURE.md, "Choosing the rendezvous path").
+     * relaxed: a hint; either path is correct whatever the sender does next. */
     if (P.cma_ok && n > 0 &&
-        (n >= P.cma_min || (P.cma_idle && !atomic_load_explicit(&P.peer[src].ctl->in_wait, memory_order_relaxed))) &&
-        cma_copy(src, r->buf, raddr, n, 0) == 0) {
+        (n >= P.cma_min ||
+         (P.cma_idle && (!P.wait_depth || !atomic_load_explicit(&P.peer[src].ctl->in_wait, memory_order_relaxed)))) &&
+        cma_copy(src, r->buf, raddr, n) == 0) {
         P.st.rndv_cma_pulls++;
         queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
         recv_finish(r, src, tag, mlen);
@@ -918,7 +890,7 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     copy_recv *c = malloc(sizeof *c);
     if (!c)
         credo_abort(1, "out of memory starting a pipelined copy from rank %d", src);
-    /* oldest first: copy_takeover claims a sender's transfers in their order (mbox claims) */
+    /* oldest first: copy_takeover takes a sender's transfers over in their order (copy done words) */
     *c = (copy_recv){.prev = P.crecv_tail, .r = r, .src = src, .n = n, .raddr = raddr, .cts_ns = now_ns(),
                      .seq = ++P.dq[src].cts_sent};
     if (P.crecv_tail)
@@ -929,8 +901,8 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     P.ncopy_recv++;
     P.st.rndv_copies++;
     recv_activate(r, src);
-    /* CTS: a = the sender's request, b = our record, c = bytes wanted, d = our buffer (copy_push) */
-    queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)c, n, (uint64_t)(uintptr_t)r->buf);
+    /* CTS: a = the sender's request, b = our record, c = bytes wanted */
+    queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)c, n, 0);
 }
 
 static void copy_recv_free(copy_recv *c)
@@ -960,9 +932,8 @@ static void copy_recv_free(copy_recv *c)
 #define COPY_OUT_NS 20000u
 
 /* Whether peer has read as outside MPI at every look for COPY_OUT_NS, up to now (t): the condition
- * of both takeovers (copy_takeover, copy_push). The streak is per peer (dest_queue.out_since_ns) and
- * restarts at any sign of it inside MPI (peer_in_mpi). relaxed: a hint; the claim decides, and
- * either side finishing is correct whatever the peer does next. */
+ * of the takeover. The streak is per peer (dest_queue.out_since_ns) and restarts at any sign of it
+ * inside MPI (peer_in_mpi). relaxed: a hint; the takeover is correct whatever the peer does next. */
 static int peer_quiet(int peer, uint64_t t)
 {
     dest_queue *q = &P.dq[peer];
@@ -975,13 +946,18 @@ static int peer_quiet(int peer, uint64_t t)
     return t - q->out_since_ns >= COPY_OUT_NS;
 }
 
-/* Peer just did something only a rank inside MPI does (staged or wrote part of a copy for us). */
+/* Peer just did something only a rank inside MPI does (staged part of a copy for us). */
 static void peer_in_mpi(int peer)
 {
     P.dq[peer].copy_rx_ns = now_ns();
     P.dq[peer].out_since_ns = 0;
 }
 
+/* Takes over, oldest first, every copy whose sender has gone quiet: reads the rest of its buffer,
+ * then publishes the transfer's number on the pair's done word (shm_mbox.h, "Copy done words"),
+ * from which the sender may complete its send and reuse its staging halves. Transfers of one sender
+ * are taken in order: a later one is eligible only when the earlier ones are (older CTS, the same
+ * sender's silence), so the word never passes a transfer that is still being copied. */
 static int copy_takeover(void)
 {
     if (!P.cma_ok)
@@ -992,19 +968,15 @@ static int copy_takeover(void)
         if (!c->r || t - c->cts_ns < COPY_TAKEOVER_NS || t - P.dq[c->src].copy_rx_ns < COPY_TAKEOVER_NS ||
             !peer_quiet(c->src, t))
             continue;
-        /* the sender may be claiming it to write the rest itself (copy_push) */
-        if (!copy_claim(&P.self.claims[c->src], c->seq, MBOX_CLAIM_RECEIVER))
-            continue;
         preq *r = c->r;
-        /* the sender's buffer stays valid: its send completes only after our answer with `taken` */
-        if (cma_copy(c->src, r->buf + c->off, c->raddr + c->off, c->n - c->off, 0) != 0)
+        /* the sender's buffer stays valid: its send completes only once the done word names this
+         * transfer (or a later one), or on our answer with `taken` */
+        if (cma_copy(c->src, r->buf + c->off, c->raddr + c->off, c->n - c->off) != 0)
             return n; /* refused: the copy goes on */
         c->r = NULL;
-        /* release: our read of its buffer is over before the sender completes its send on DONE.
-         * The word is still our claim: the sender claims only its head transfer, which is this one
-         * or an earlier one, and a claim never goes back to an earlier number. */
-        atomic_store_explicit(&P.self.claims[c->src], c->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE,
-                              memory_order_release);
+        /* release: our reads of its buffer and of its staging halves are over before the sender,
+         * reading this with acquire, completes the send or stages another transfer's chunk */
+        atomic_store_explicit(&P.self.copy_done[c->src], c->seq, memory_order_release);
         P.ncopy_recv--;
         P.st.copy_takeovers++;
         recv_finish(r, r->peer, r->tag, r->mlen);
@@ -1015,16 +987,14 @@ static int copy_takeover(void)
 
 static void copy_job_finish(copy_job *j, int end);
 
-/* The receiver is done with transfer j: the send is complete without waiting for its
- * acknowledgements of our chunks, which come only with its next MPI call. It is when the word says
- * the receiver took j over and has read it all (copy_takeover), or names a later transfer: the
- * receiver claims in order and finishes each read before its next claim, and a j it did not take
- * over was then complete (every chunk copied out). We never claim past our head, j. acquire: its
- * reads of our buffer and our staging are over before we complete the send and reuse the halves. */
+/* The receiver is done with transfer j, so the send is complete without waiting for its
+ * acknowledgements of our chunks (they come only with its next MPI call): the done word names j
+ * (taken over, every byte read) or a later transfer (taken over after j, and the receiver finishes
+ * j, by copying every chunk or by taking it over, before it takes a later one). acquire: pairs with
+ * the receiver's release in copy_takeover. */
 static int copy_taken_done(const copy_job *j)
 {
-    uint64_t v = atomic_load_explicit(&P.peer[j->dest].claims[P.rank], memory_order_acquire);
-    return (v >> MBOX_CLAIM_SHIFT) > j->seq || v == (j->seq << MBOX_CLAIM_SHIFT | MBOX_CLAIM_RECEIVER | MBOX_CLAIM_DONE);
+    return atomic_load_explicit(&P.peer[j->dest].copy_done[P.rank], memory_order_acquire) >= j->seq;
 }
 
 static int copy_progress(void)
@@ -1057,7 +1027,7 @@ static int copy_progress(void)
     return n;
 }
 
-/* The head transfer is over for us: `end` (COPY_END or COPY_PUSHED) tells the receiver why, and the
+/* The head transfer is over for us: `end` (COPY_END, or 0 when every chunk was acknowledged) tells the receiver, and the
  * send is complete. */
 static void copy_job_finish(copy_job *j, int end)
 {
@@ -1076,7 +1046,7 @@ static void copy_job_finish(copy_job *j, int end)
 
 /* COPY_ACK: a half is free again. `taken`: the receiver has read the rest itself (copy_takeover), so
  * the send is complete once no half is out, and COPY_END tells the receiver no chunk follows. An
- * acknowledgement of a transfer we pushed (copy_push) finds it gone: its halves were free already. */
+ * acknowledgement of a transfer we already completed (copy_taken_check) finds it gone. */
 static void copy_ack(int src, uint64_t seq, uint64_t half, size_t len, int taken)
 {
     copy_job *j = P.copy_head;
@@ -1094,34 +1064,16 @@ static void copy_ack(int src, uint64_t seq, uint64_t half, size_t len, int taken
     copy_progress();
 }
 
-/* The mirror of copy_takeover: our receiver matched the message while we waited (so it chose the
- * copy), inside a call that returned (MPI_Irecv, MPI_Test), and now computes, so our chunks and our
- * send wait for its next MPI call. When it has read as outside MPI for COPY_OUT_NS and no chunk of
- * ours was acknowledged for COPY_TAKEOVER_NS, we claim the transfer and write the rest into its
- * buffer with CMA. Everything from the first unacknowledged byte goes, so a chunk the receiver
- * copied out before our claim is written again with the same bytes; from the claim on it copies
- * nothing of this transfer and acknowledges nothing, so the halves are ours again at once. */
-static int copy_push(void)
+/* On an idle pass, COPY_TAKEOVER_NS after our last chunk: has the receiver taken our head transfer
+ * over? Then the send completes now and COPY_END tells the receiver no chunk follows; the halves
+ * are ours again (the receiver copies nothing of a transfer it took over). The gate keeps a sender
+ * that waits for acknowledgements from reading the receiver's line at every pass. */
+static int copy_taken_check(void)
 {
     copy_job *j = P.copy_head;
-    if (!P.cma_ok)
+    if (!P.cma_ok || now_ns() - j->stage_ns < COPY_TAKEOVER_NS || !copy_taken_done(j))
         return 0;
-    uint64_t t = now_ns();
-    if (t - j->stage_ns < COPY_TAKEOVER_NS)
-        return 0;
-    if (copy_taken_done(j)) { /* the receiver read it all and went on: no need to wait for it */
-        copy_job_finish(j, MBOX_PKT_COPY_END);
-        copy_progress();
-        return 1;
-    }
-    if (!P.cma_push_ok || j->taken || j->staged == j->total || !peer_quiet(j->dest, t))
-        return 0;
-    if (!copy_claim(&P.peer[j->dest].claims[P.rank], j->seq, MBOX_CLAIM_SENDER))
-        return 0;
-    cma_copy(j->dest, (void *)(uintptr_t)(j->sreq->buf + j->acked), j->rbuf + j->acked, j->total - j->acked, 1);
-    /* COPY_PUSHED: a = the receiver's copy_recv; the rest is in place */
-    copy_job_finish(j, MBOX_PKT_COPY_PUSHED);
-    P.st.copy_pushes++;
+    copy_job_finish(j, MBOX_PKT_COPY_END);
     copy_progress();
     return 1;
 }
@@ -1306,7 +1258,6 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         j->sreq->state = PREQ_SEND_COPY; /* still counted in fin_wait: it waits for our COPY_ACKs */
         j->rreq = w[1];
         j->total = (size_t)w[2];
-        j->rbuf = w[3];
         j->seq = ++P.dq[src].cts_got;
         j->dest = src;
         if (P.copy_tail)
@@ -1327,22 +1278,14 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
             break;
         }
         peer_in_mpi(src); /* it staged this chunk: a takeover needs a new quiet streak */
-        /* READING for the copy, unless the sender has claimed the transfer (copy_push): it then
-         * writes the rest itself, may reuse this half already and wants no acknowledgement. acquire:
-         * our reads of the half stay after the bit; release: they are done before the sender can
-         * claim. Only we set the bit, and no claim succeeds while it is set, so a store clears it. */
-        _Atomic uint64_t *cw = &P.self.claims[src];
-        uint64_t cv = atomic_load_explicit(cw, memory_order_relaxed);
-        while (!copy_claimed_past(cv, c->seq) &&
-               !atomic_compare_exchange_weak_explicit(cw, &cv, cv | MBOX_CLAIM_READING, memory_order_acquire,
-                                                      memory_order_relaxed))
-            ;
-        if (copy_claimed_past(cv, c->seq))
-            break;
+        /* The half is ours to read until our COPY_ACK: the sender stages into it again only after
+         * that, or after we took the transfer over, and then we no longer copy from it (!c->r). */
         const unsigned char *stage = (const unsigned char *)P.peer[src].ctl + P.peer[src].ctl->staging_off;
         size_t half_bytes = (size_t)(P.peer[src].ctl->staging_bytes / 2);
+        if (w[3] > 1 || w[1] > c->n || w[2] > c->n - w[1] || w[2] > half_bytes)
+            credo_abort(1, "protocol error: pipelined-copy chunk of %llu bytes at %llu in half %llu from rank %d",
+                        (unsigned long long)w[2], (unsigned long long)w[1], (unsigned long long)w[3], src);
         memcpy(c->r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
-        atomic_store_explicit(cw, cv, memory_order_release);
         c->off += (size_t)w[2];
         queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, c->seq);
         if (c->off == c->n) {
@@ -1357,18 +1300,6 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         fc_release(src, 1);
         copy_ack(src, w[3], w[0], (size_t)w[1], (int)w[2]);
         break;
-    case MBOX_PKT_COPY_PUSHED: { /* a = our copy_recv: the sender wrote the rest into our buffer */
-        copy_recv *c = (copy_recv *)(uintptr_t)w[0];
-        fc_release(src, 1);
-        if (!c->r)
-            credo_abort(1, "protocol error: rank %d wrote a pipelined copy this rank had read itself", src);
-        peer_in_mpi(src);
-        preq *r = c->r;
-        copy_recv_free(c);
-        P.ncopy_recv--;
-        recv_finish(r, r->peer, r->tag, r->mlen);
-        break;
-    }
     case MBOX_PKT_COPY_END: { /* a = our copy_recv, b = its number: no chunk follows */
         fc_release(src, 1);
         /* The sender may end a transfer that completed here (copy_taken_done: a later one's claim
@@ -1503,7 +1434,7 @@ int p2p_progress(void)
     if (P.ncopy_recv && n == 0)
         n += copy_takeover();
     if (P.copy_head && n == 0)
-        n += copy_push();
+        n += copy_taken_check();
     return n;
 }
 
@@ -2212,14 +2143,19 @@ int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status
     if (src >= 0 && src != P.rank && !P.posted_head && !P.uq[src].head && !P.rs[src].req &&
         !P.rs[src].ue && recv_direct(buf, bytes, src, tag, ctx, st))
         return 0;
+    /* A blocking receive waits from its match on: say so before matching, so that a rendezvous
+     * message already here takes the path of one that comes during the wait (rndv_pull) */
+    waiting_begin();
     p2p_req *r;
     int rc = p2p_irecv(buf, bytes, src, tag, ctx, &r);
     if (rc) {
+        waiting_end();
         if (st)
             *st = (p2p_status){src, tag, rc, 0, 0};
         return rc;
     }
-    p2p_wait(r);
+    wait_until_done(r);
+    waiting_end();
     if (st)
         *st = r->status;
     rc = r->status.error;

@@ -93,7 +93,7 @@ typedef struct dest_queue {
     uint32_t rx_msgs;    /* messages (eager or RTS) received from this peer, mod 2^32 */
     uint32_t rx_at_send; /* rx_msgs when we last sent it a message eligible for stream prepush */
     uint64_t copy_rx_ns; /* when its last pipelined-copy chunk for us came (copy_takeover) */
-    uint64_t out_since_ns; /* copy_takeover/copy_push: since when it reads as not waiting in MPI (0 = it is) */
+    uint64_t out_since_ns; /* copy_takeover: since when it reads as not waiting in MPI (0 = it is) */
     uint64_t cts_sent;   /* CTSs we sent it: the sequence number of our latest copy from it */
     uint64_t cts_got;    /* CTSs it sent us: the sequence number of our latest copy to it */
 } dest_queue;
@@ -112,9 +112,8 @@ typedef struct copy_job {
     uint64_t rreq;
     int dest;
     size_t total, staged, acked;
-    uint64_t seq;      /* the transfer's number between us and dest (mbox claims) */
-    uint64_t rbuf;     /* the receiver's buffer, for copy_push */
-    uint64_t stage_ns; /* when we last staged a chunk: copy_push waits for a quiet receiver */
+    uint64_t seq;      /* the transfer's number between us and dest (copy done words) */
+    uint64_t stage_ns; /* when we last staged a chunk (copy_taken_check) */
     uint8_t half_busy[2];
     uint8_t taken; /* the receiver read the rest with CMA: stage nothing more */
 } copy_job;
@@ -129,7 +128,7 @@ typedef struct copy_recv {
     size_t off, n;    /* bytes in place so far, bytes wanted */
     uint64_t raddr;   /* the sender's buffer, for the takeover */
     uint64_t cts_ns;  /* when the CTS went */
-    uint64_t seq;     /* the transfer's number between src and us (mbox claims) */
+    uint64_t seq;     /* the transfer's number between src and us (copy done words) */
 } copy_recv;
 
 typedef struct p2p_engine {
@@ -165,7 +164,6 @@ typedef struct p2p_engine {
                                                       * (a receiver's FIN returns it) */
     unsigned prepush_words; /* words of prepush_free in use (a message's units lie within one) */
     int cma_ok;
-    int cma_push_ok;     /* cma_ok, and process_vm_writev was not refused (copy_push) */
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
     int cma_idle;        /* ... unless their sender is not waiting inside MPI (CREDO_CMA_MIN=auto) */
     size_t stream_min;   /* eager messages above this size may go with prepush in a stream (p2p.c) */

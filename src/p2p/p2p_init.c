@@ -57,22 +57,6 @@ static int cma_probe(int peer, uint64_t remote_ctl)
     return 1;
 }
 
-/* process_vm_writev passes the same permission check, but copy_push must never find out at a transfer
- * it has claimed, so try one write too: the first byte of the padding of the neighbour's in_wait
- * line (nobody reads it). */
-static int cma_write_probe(int peer, uint64_t remote_ctl)
-{
-    char zero = 0;
-    struct iovec l = {&zero, 1}, r = {(void *)(uintptr_t)(remote_ctl + offsetof(mbox_ctl, pad3)), 1};
-    if (process_vm_writev(P.pid[peer], &l, 1, &r, 1, 0) != 1) {
-        if (credo_cfg.debug)
-            fprintf(stderr, "credo: rank %d: CMA writes refused (%s): no sender-side takeover\n", P.rank,
-                    strerror(errno));
-        return 0;
-    }
-    return 1;
-}
-
 int p2p_init(void)
 {
     char err[256];
@@ -213,7 +197,6 @@ int p2p_init(void)
         }
         if (P.cma_ok)
             P.cma_ok = cma_probe((P.rank + 1) % n, right_ctl);
-        P.cma_push_ok = P.cma_ok && cma_write_probe((P.rank + 1) % n, right_ctl);
     }
     if (seg_name[0])
         shm_unlink(seg_name);
@@ -282,12 +265,11 @@ static void fc_report(void)
                         " stolen=%llu requests=%llu responses=%llu monitoring_points=%llu",
                         (unsigned long long)s.credits_stolen, (unsigned long long)s.compulsory_requests,
                         (unsigned long long)s.compulsory_responses, (unsigned long long)s.monitoring_points);
-    if (s.rndv_prepushed + s.rndv_cma_pulls + s.rndv_copies + s.copy_pushes && len > 0 && (size_t)len < sizeof line)
+    if (s.rndv_prepushed + s.rndv_cma_pulls + s.rndv_copies && len > 0 && (size_t)len < sizeof line)
         len += snprintf(line + len, sizeof line - (size_t)len,
-                        " rndv_recv: prepushed=%llu cma=%llu copy=%llu (taken_over=%llu) copies_pushed=%llu",
+                        " rndv_recv: prepushed=%llu cma=%llu copy=%llu (taken_over=%llu)",
                         (unsigned long long)s.rndv_prepushed, (unsigned long long)s.rndv_cma_pulls,
-                        (unsigned long long)s.rndv_copies, (unsigned long long)s.copy_takeovers,
-                        (unsigned long long)s.copy_pushes);
+                        (unsigned long long)s.rndv_copies, (unsigned long long)s.copy_takeovers);
     if (len < 0 || (size_t)len >= sizeof line - 1)
         len = (int)sizeof line - 2;
     line[len++] = '\n';

@@ -38,7 +38,7 @@ static void mbox_set_view(mbox *mb, mbox_ctl *ctl)
     mb->pp_area = mbox_prepush_area(ctl);
     mb->pp_unit = mbox_prepush_unit(ctl);
     mb->pp_nunits = mbox_prepush_nunits(ctl);
-    mb->claims = (_Atomic uint64_t *)(void *)((unsigned char *)ctl + ctl->claims_off);
+    mb->copy_done = (_Atomic uint64_t *)(void *)((unsigned char *)ctl + ctl->claims_off);
 }
 
 #ifndef MADV_POPULATE_WRITE
@@ -64,7 +64,7 @@ int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, 
 {
     uint32_t cap = 1u << log2u(bound < 2 ? 2 : bound);
     size_t ring = (size_t)cap * slot_size;
-    /* the claims start on a line of their own: a receiver writes its word at every staged chunk */
+    /* the copy done words start on a line of their own: a sender reads its word while it waits */
     size_t claims_off = (sizeof(mbox_ctl) + ring + MBOX_CACHELINE - 1) & ~(size_t)(MBOX_CACHELINE - 1);
     size_t staging_off = (claims_off + (size_t)nclaims * sizeof(uint64_t) + 4095) & ~(size_t)4095;
     size_t bytes = staging_off + staging_bytes + prepush_bytes;

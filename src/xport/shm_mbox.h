@@ -10,7 +10,7 @@
 
 #define MBOX_CACHELINE 64
 #define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
-#define MBOX_VERSION 5u
+#define MBOX_VERSION 6u
 
 /* Every slot starts with this 8-byte header. `seq` is written last (release) and equals the low 32 bits
  * of the slot's absolute ring index + 1: the owner polls exactly one word and never has to clear a slot,
@@ -37,7 +37,6 @@ enum mbox_pkt_kind {
     MBOX_PKT_CANCEL = 11,      /* sender cancels a rendezvous send whose request-to-send is out */
     MBOX_PKT_CANCEL_ACK = 12,  /* receiver's answer: dropped unmatched (cancelled), or matched */
     MBOX_PKT_COPY_END = 13,    /* sender ends a pipelined copy the receiver took over with CMA */
-    MBOX_PKT_COPY_PUSHED = 14, /* sender wrote the rest of a pipelined copy itself (CMA write) */
 };
 
 /* Message header in the first slot of EAGER and RTS chunks (16 bytes, as in the thesis' MPI header). */
@@ -91,7 +90,7 @@ typedef struct mbox_ctl {
     uint64_t staging_bytes;
     int32_t owner_pid;
     int32_t owner_rank;
-    uint64_t claims_off;  /* the copy-claim words, one per sender (see MBOX_CLAIM_*) */
+    uint64_t claims_off;  /* the copy done words, one per sender (mbox.copy_done) */
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t tail;
     _Atomic uint32_t sleepers; /* owner threads (about to be) asleep in futex_wait on `bell` */
     _Atomic uint32_t bell;     /* futex word: writers bump it to wake the sleepers */
@@ -137,28 +136,25 @@ typedef struct mbox {
     unsigned char *pp_area;
     size_t pp_unit;   /* 0: the owner has prepush off */
     size_t pp_nunits;
-    _Atomic uint64_t *claims; /* one per rank (mbox_create's nclaims), in the owner's segment */
+    _Atomic uint64_t *copy_done; /* one per rank (mbox_create's nclaims), in the owner's segment */
 } mbox;
 
-/* Copy claims: who finishes a stalled pipelined copy. A copy from sender s to receiver r can be
- * finished with CMA by either side when the other stops calling MPI: r reads the rest (copy_takeover)
- * or s writes it (copy_push). Exactly one may do it, so each claims the transfer first on one word
- * per pair, claims[s] in r's segment: the transfer's sequence number (both sides count r's CTSs to
- * s, which s handles in order) shifted by MBOX_CLAIM_SHIFT, plus who claimed it. The word only grows
- * in sequence: a side claims transfer k only while the word names an earlier one, so a claim
- * covers every transfer up to k that the claimer still had. MBOX_CLAIM_READING is set by r for the
- * moment it copies a staged chunk out, so s never reuses a staging half under r's reads: s claims
- * only while the bit is clear, and r copies nothing of a transfer s has claimed. MBOX_CLAIM_DONE:
- * r has read all of the transfer it claimed, so s may complete its send without waiting for r to
- * acknowledge the chunks still out. */
-#define MBOX_CLAIM_RECEIVER 1u
-#define MBOX_CLAIM_SENDER 2u
-#define MBOX_CLAIM_READING 4u
-#define MBOX_CLAIM_DONE 8u
-#define MBOX_CLAIM_SHIFT 4
-
+/* Copy done words: a pipelined copy from sender s to receiver r needs both progress engines; when s
+ * stops calling MPI in the middle, r reads the rest from s's buffer with CMA (p2p.c, copy_takeover).
+ * copy_done[s] in r's segment is then the number of the latest transfer from s that r took over and
+ * read completely (both sides number r's CTSs to s, which s serves in order; 0: none). Only r writes
+ * it, with release, after its read; s reads it with acquire and may then complete that send and every
+ * earlier one, and stage its next transfer into the halves: r copies nothing of a transfer it took
+ * over, and finishes each transfer of s (every chunk copied, or taken over) before it takes a later
+ * one. Who may write what, for the whole pipelined copy (docs/ARCHITECTURE.md, rendezvous):
+ *   - staging half h of s: written by s only while h is free, that is before it announced h with
+ *     COPY_DATA or after r's COPY_ACK for h or after copy_done[s] reached the transfer; read by r
+ *     only between that COPY_DATA and its COPY_ACK, and never for a transfer it took over;
+ *   - r's receive buffer: written by r alone (chunks, or its CMA read);
+ *   - s's send buffer: read by s (staging) and by r (CMA) until the send completes, which needs
+ *     every chunk acknowledged, or r's answer marked taken, or copy_done[s] at the transfer. */
 /* Owner: create and map this rank's segment; name is "/credo.<jobid>.<rank>". Layout: control lines,
- * ring, copy claims (nclaims words), staging halves (staging_bytes), prepush area (prepush_bytes, up
+ * ring, copy done words (nclaims words), staging halves (staging_bytes), prepush area (prepush_bytes, up
  * to the end of the segment). */
 int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, uint32_t nclaims,
                 size_t staging_bytes, size_t prepush_bytes, int rank, char *err, size_t errlen);
