@@ -1,12 +1,12 @@
 # Convenience front end over CMake: `make demo`, `make check`, `make bench`, `make asan-check`,
-# `make release-build`, `make fuzz`.
+# `make release-build`, `make fuzz`, `make stress-long`.
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 # The makes that cmake --build starts inherit this: no "Entering directory" pair around every step.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all build demo check asan-check release-build bench install clean fuzz
+.PHONY: all build demo check asan-check release-build bench install clean fuzz stress-long
 
 all: build
 
@@ -32,6 +32,11 @@ asan-check:
 # once broke -DCMAKE_BUILD_TYPE=Release builds); CI builds it so warnings-as-errors holds there too.
 release-build:
 	$(MAKE) build BUILD=build-release CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release"
+
+# The long form of tests/stress (a few seconds per configuration in make check): every scheme at np 3
+# and np 8 for STRESS_SECONDS each (default 1800; tests/stress/long.sh names the other knobs).
+stress-long: build
+	tests/stress/long.sh $(BUILD)
 
 # libFuzzer on the GOAL text reader (fuzz/README.md): builds with clang into $(FUZZ_BUILD), runs for
 # FUZZ_SECONDS (CI: make fuzz FUZZ_SECONDS=30) from the committed seeds; new inputs go to
