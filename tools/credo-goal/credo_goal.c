@@ -133,21 +133,27 @@ static int cmd_run(const char *path, int reps, uint64_t max_bytes)
     char err[512];
     goal_txt *t;
     int ok = 1;
+    /* Every rank reads the same file and takes the same way out of these three checks, so each
+     * finalizes (rank 0's message is not cut short by a peer's early exit killing the job). */
     if (goal_txt_read_file_max(path, max_bytes, &t, err, sizeof err)) {
-        fprintf(stderr, "credo-goal: rank %d: %s\n", me, err);
-        return 1; /* every rank parses the same file and fails the same way */
+        if (me == 0)
+            fprintf(stderr, "credo-goal: %s\n", err);
+        GOAL_Finalize();
+        return 1;
     }
     if ((int64_t)t->nranks != np) {
         if (me == 0)
             fprintf(stderr, "credo-goal: %s has %u ranks, the job has %d (use credorun -n %u)\n",
                     path, t->nranks, np, t->nranks);
         goal_txt_free(t);
+        GOAL_Finalize();
         return 1;
     }
     if (check_runnable(t, path, err, sizeof err)) { /* a lone send would leave its peer waiting */
         if (me == 0)
             fprintf(stderr, "credo-goal: %s\n", err);
         goal_txt_free(t);
+        GOAL_Finalize();
         return 1;
     }
     struct goal_graph g;
