@@ -168,7 +168,7 @@ static int tok_is(const token *t, const char *word)
 
 static int expect_word(parser *ps, const char *word)
 {
-    token t;
+    token t = {0};
     if (next_token(ps, &t))
         return -1;
     if (!tok_is(&t, word))
@@ -180,7 +180,7 @@ static int expect_word(parser *ps, const char *word)
 static int parse_int(parser *ps, const char *what, int allow_neg, int allow_b, int64_t min,
                      int64_t max, int64_t *out)
 {
-    token t;
+    token t = {0};
     if (next_token(ps, &t))
         return -1;
     size_t i = 0, n = t.len;
@@ -347,7 +347,7 @@ static int parse_op(parser *ps, const token *kind_tok, uint32_t nranks, goal_txt
     }
     /* optional fields, any order */
     for (;;) {
-        token t;
+        token t = {0};
         if (peek_token(ps, &t))
             return -1;
         if (tok_is(&t, "tag") && op->kind != GOAL_TXT_CALC) {
@@ -401,7 +401,7 @@ static int parse_rank_body(parser *ps, uint32_t nranks, uint32_t *close_line)
             return -1;
         uint32_t id;
         if (tok_is(&t2, ":")) {
-            token k;
+            token k = {0};
             if (next_token(ps, &k))
                 return -1;
             if (!(tok_is(&k, "send") || tok_is(&k, "recv") || tok_is(&k, "calc")))
@@ -544,7 +544,7 @@ static int block_cmp(const void *a, const void *b)
 
 static int parse_all(parser *ps, goal_txt *g)
 {
-    token t;
+    token t = {0};
     int64_t v;
     uint32_t blocks_cap = 0;
     int sorted = 1;

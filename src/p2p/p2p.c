@@ -1004,7 +1004,7 @@ static int copy_progress(void)
         return 0;
     int n = 0;
     /* a transfer the receiver took over before we started it (we were outside MPI) needs no chunk */
-    while (j->staged == 0 && P.cma_ok && copy_taken_done(j)) {
+    while (j->staged == 0 && copy_taken_done(j)) {
         copy_job_finish(j, MBOX_PKT_COPY_END);
         n++;
         if (!(j = P.copy_head))
@@ -1071,7 +1071,7 @@ static void copy_ack(int src, uint64_t seq, uint64_t half, size_t len, int taken
 static int copy_taken_check(void)
 {
     copy_job *j = P.copy_head;
-    if (!P.cma_ok || now_ns() - j->stage_ns < COPY_TAKEOVER_NS || !copy_taken_done(j))
+    if (now_ns() - j->stage_ns < COPY_TAKEOVER_NS || !copy_taken_done(j))
         return 0;
     copy_job_finish(j, MBOX_PKT_COPY_END);
     copy_progress();
