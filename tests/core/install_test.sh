@@ -14,12 +14,12 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Nothing may reach the build tree's library behind the installed copy's back.
 unset LD_LIBRARY_PATH PKG_CONFIG_PATH CREDO_CC || true
 cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log"
-for f in bin/credocc bin/mpicc bin/mpicxx bin/mpic++ bin/mpifort bin/mpif90 bin/mpif77 bin/credorun bin/mpirun bin/mpiexec bin/credo_info bin/credo-goal include/mpi.h include/mpif.h include/credo/stats.h lib/pkgconfig/credo.pc; do
+for f in bin/credocc bin/mpicc bin/mpicxx bin/mpic++ bin/mpifort bin/mpif90 bin/mpif77 bin/credorun bin/mpirun bin/mpiexec bin/credo_info bin/credo-goal include/mpi.h include/mpif.h include/credo/stats.h; do
   [ -e "$tmp/prefix/$f" ] || { echo "install is missing $f"; exit 1; }
 done
 
-# Runs PROGRAM at 2 ranks with the installed launcher (or LAUNCHER); it must print the hello line, and the dynamic
-# loader must resolve its libcredo to the installed copy.
+# Runs PROGRAM at 2 ranks with the installed launcher (or LAUNCHER); it must print the hello line,
+# and the dynamic loader must resolve its libcredo to the installed copy.
 run_hello() { # what, program[, launcher]
   out=$("${3:-$tmp/prefix/bin/credorun}" -n 2 "$2" 2>&1) || { fail "$1: the program failed: $out"; return; }
   [ "$out" = "hello from 2 ranks, sum 1" ] || fail "$1: unexpected output '$out'"
@@ -36,9 +36,12 @@ if "$tmp/prefix/bin/mpicc" -O2 -o "$tmp/hello" "$src" 2>"$tmp/cc.err"; then
 else
   fail "the installed mpicc did not build hello: $(cat "$tmp/cc.err")"
 fi
-# 2. pkg-config, as a Makefile would use it
+# 2. pkg-config, as a Makefile would use it (credo.pc is in <libdir>/pkgconfig: lib, lib64, ...)
+pcfile=$(find "$tmp/prefix" -name credo.pc | head -1)
+[ -n "$pcfile" ] || { echo "install is missing credo.pc"; exit 1; }
+pcdir=$(dirname "${pcfile#"$tmp/prefix/"}")
 if command -v pkg-config >/dev/null; then
-  flags=$(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs credo) || fail "pkg-config does not know credo"
+  flags=$(PKG_CONFIG_PATH="$tmp/prefix/$pcdir" pkg-config --cflags --libs credo) || fail "pkg-config does not know credo"
   echo "pkg-config --cflags --libs credo: $flags"
   # shellcheck disable=SC2086
   if cc -O2 -o "$tmp/hello_pc" "$src" $flags 2>"$tmp/cc.err"; then
@@ -120,7 +123,7 @@ else
   fail "the mpicc of a moved prefix did not build hello: $(cat "$tmp/cc.err")"
 fi
 if command -v pkg-config >/dev/null; then
-  flags=$(PKG_CONFIG_PATH="$tmp/moved/lib/pkgconfig" pkg-config --cflags credo)
+  flags=$(PKG_CONFIG_PATH="$tmp/moved/$pcdir" pkg-config --cflags credo)
   case "$flags" in *"$tmp/moved/"*) ;; *) fail "pkg-config of a moved prefix says '$flags'" ;; esac
 fi
 
