@@ -55,14 +55,55 @@ static inline void req_reset(preq *r, uint8_t kind)
     r->pregranted = 0;
 }
 
+/* A request the engine has never had: it gets the next id in the table for life. */
+static preq *req_new(void)
+{
+    if (P.req_tab_n == P.req_tab_cap) {
+        uint32_t cap = P.req_tab_cap ? 2 * P.req_tab_cap : 256;
+        preq **t = cap > P.req_tab_cap ? realloc(P.req_tab, (size_t)cap * sizeof *t) : NULL;
+        if (!t)
+            return NULL;
+        P.req_tab = t;
+        P.req_tab_cap = cap;
+    }
+    preq *r = malloc(sizeof *r);
+    if (!r)
+        return NULL;
+    r->id = P.req_tab_n;
+    r->gen = 0;
+    P.req_tab[P.req_tab_n++] = r;
+    return r;
+}
+
 static preq *req_alloc(uint8_t kind)
 {
     preq *r = P.free_reqs;
     if (__builtin_expect(r != NULL, 1))
         P.free_reqs = r->next;
-    else if (!(r = malloc(sizeof *r)))
+    else if (!(r = req_new()))
         return NULL;
+    if (__builtin_expect(++r->gen == 0, 0))
+        r->gen = 1;
     req_reset(r, kind);
+    return r;
+}
+
+/* The name of a request on the wire (RTS, CANCEL): its generation and id, never 0. */
+static inline uint64_t req_handle(const preq *r)
+{
+    return (uint64_t)r->gen << 32 | r->id;
+}
+
+/* The send request a peer's FIN, CTS or CANCEL_ACK names, or NULL if no live send of ours to that
+ * peer has that name (a corrupt, stale or replayed value): the caller reports a protocol error. */
+static preq *req_from_handle(uint64_t h, int peer)
+{
+    uint32_t id = (uint32_t)h, gen = (uint32_t)(h >> 32);
+    if (id >= P.req_tab_n)
+        return NULL;
+    preq *r = P.req_tab[id];
+    if (r->gen != gen || r->state == PREQ_FREE || r->pub.kind != P2P_REQ_SEND || r->peer != peer)
+        return NULL;
     return r;
 }
 
@@ -514,7 +555,7 @@ static int send_push(preq *s)
             memcpy(first + sizeof(mbox_slot_hdr), &mh, sizeof mh);
             mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? MBOX_PKT_RTS : MBOX_PKT_EAGER, (uint8_t)got);
             if (s->rndv) {
-                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, (uint64_t)(uintptr_t)s};
+                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s)};
                 int u = prepush_take(s->len);
                 if (u >= 0) {
                     memcpy(P.self.pp_area + (size_t)u * P.self.pp_unit, s->buf, s->len);
@@ -805,6 +846,15 @@ static void recv_finish(preq *r, int src, int tag, size_t mlen)
     req_complete(r);
 }
 
+/* A packet that no correct peer sends: a named request or transfer this rank does not have, a
+ * field out of range. Values from the wire are checked before they are used, never dereferenced;
+ * what fails the check ends the job with one line naming the peer (there is no one to return an
+ * error to: the packet is not an answer to a call of ours). */
+static __attribute__((noreturn)) void protocol_error(int src, const char *what, uint64_t value)
+{
+    credo_abort(1, "protocol error: rank %d sent a %s (value %#llx)", src, what, (unsigned long long)value);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Rendezvous */
 
@@ -892,7 +942,7 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
         credo_abort(1, "out of memory starting a pipelined copy from rank %d", src);
     /* oldest first: copy_takeover takes a sender's transfers over in their order (copy done words) */
     *c = (copy_recv){.prev = P.crecv_tail, .r = r, .src = src, .n = n, .raddr = raddr, .cts_ns = now_ns(),
-                     .seq = ++P.dq[src].cts_sent};
+                     .seq = ++P.dq[src].cts_sent, .id = ++P.crecv_ids};
     if (P.crecv_tail)
         P.crecv_tail->next = c;
     else
@@ -902,7 +952,17 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     P.st.rndv_copies++;
     recv_activate(r, src);
     /* CTS: a = the sender's request, b = our record, c = bytes wanted */
-    queue_ctrl(src, MBOX_PKT_CTS, sreq, (uint64_t)(uintptr_t)c, n, 0);
+    queue_ctrl(src, MBOX_PKT_CTS, sreq, c->id, n, 0);
+}
+
+/* Our record of the copy from src that a packet names, or NULL. The list holds the copies in progress
+ * (a few), oldest first. */
+static copy_recv *copy_recv_find(int src, uint64_t id)
+{
+    for (copy_recv *c = P.crecv_head; c; c = c->next)
+        if (c->id == id && c->src == src)
+            return c;
+    return NULL;
 }
 
 static void copy_recv_free(copy_recv *c)
@@ -1113,6 +1173,8 @@ static void on_eager(int src, uint64_t idx, uint32_t ns)
         }
         return;
     }
+    if (mh.len > MBOX_EAGER_MAX) /* no correct sender makes an eager message longer (CREDO_EAGER_LIMIT) */
+        protocol_error(src, "eager message longer than any eager limit", mh.len);
     uexp *u = malloc(sizeof *u + mh.len);
     if (!u)
         credo_abort(1, "out of memory holding an unexpected message of %u bytes from rank %d", mh.len, src);
@@ -1237,7 +1299,9 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     memcpy(w, mbox_slot(&P.self, idx) + CONT_OFF, sizeof w);
     switch (kind) {
     case MBOX_PKT_FIN: { /* a = our send request (or 0), b = first prepush unit + 1 (or 0), c = units */
-        preq *s = (preq *)(uintptr_t)w[0];
+        preq *s = w[0] ? req_from_handle(w[0], src) : NULL;
+        if (w[0] && (!s || s->state == PREQ_DONE))
+            protocol_error(src, "FIN for a send this rank does not have", w[0]);
         fc_release(src, 1);
         if (w[1])
             prepush_give_back(src, w[1] - 1, w[2]);
@@ -1254,7 +1318,9 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         copy_job *j = calloc(1, sizeof *j);
         if (!j)
             credo_abort(1, "out of memory starting a pipelined copy to rank %d", src);
-        j->sreq = (preq *)(uintptr_t)w[0];
+        j->sreq = req_from_handle(w[0], src);
+        if (!j->sreq || j->sreq->state != PREQ_SEND_WAIT_FIN)
+            protocol_error(src, "CTS for a send this rank does not have", w[0]);
         j->sreq->state = PREQ_SEND_COPY; /* still counted in fin_wait: it waits for our COPY_ACKs */
         j->rreq = w[1];
         j->total = (size_t)w[2];
@@ -1270,7 +1336,9 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         break;
     }
     case MBOX_PKT_COPY_DATA: { /* a = our copy_recv, b = offset, c = length, d = half */
-        copy_recv *c = (copy_recv *)(uintptr_t)w[0];
+        copy_recv *c = copy_recv_find(src, w[0]);
+        if (!c)
+            protocol_error(src, "pipelined-copy chunk for a transfer this rank does not have", w[0]);
         fc_release(src, 1);
         /* COPY_ACK: a = half, b = length, c = 1 if we took the rest over (stage no more), d = transfer */
         if (!c->r) {
@@ -1305,7 +1373,7 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         /* The sender may end a transfer that completed here (copy_taken_done: a later one's claim
          * told it we were done), whose record is gone: look it up, comparing without reading it. */
         for (copy_recv *c = P.crecv_head; c; c = c->next)
-            if ((uint64_t)(uintptr_t)c == w[0] && c->src == src && c->seq == w[1]) {
+            if (c->id == w[0] && c->src == src && c->seq == w[1]) {
                 if (c->r)
                     credo_abort(1, "protocol error: rank %d ended a pipelined copy this rank still reads", src);
                 copy_recv_free(c);
@@ -1318,10 +1386,9 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         on_cancel_request(src, w[0]);
         break;
     case MBOX_PKT_CANCEL_ACK: { /* a = our send request, b = 1 if dropped, c = first prepush unit + 1, d = units */
-        preq *s = (preq *)(uintptr_t)w[0];
+        preq *s = req_from_handle(w[0], src);
         fc_release(src, 1);
-        if (s->pub.kind != P2P_REQ_SEND || s->cancel_sent == CANCEL_NONE || s->state == PREQ_DONE ||
-            s->state == PREQ_FREE)
+        if (!s || s->cancel_sent == CANCEL_NONE || s->state == PREQ_DONE)
             credo_abort(1, "protocol error: cancel answer from rank %d for a request that asked none", src);
         int finished = s->cancel_sent == CANCEL_OUT_FINISHED; /* its FIN (or copy) came first */
         s->cancel_sent = CANCEL_NONE;
@@ -1370,6 +1437,9 @@ static int poll_mailbox(void)
         uint32_t ns = h->nslots ? h->nslots : 1;
         int src = h->src;
         uint8_t kind = h->kind;
+        /* the two fields that index our tables (P.dq[src], the ring) are checked before any use */
+        if (__builtin_expect(src >= P.size || ns > mb->mask + 1, 0))
+            protocol_error(src, "slot header naming a rank or a slot count out of range", ns);
         /* In a stream the next chunk is usually written already: start its miss now, overlapped with
          * handling this one, instead of after it. */
         __builtin_prefetch(mbox_slot(mb, idx + ns), 0, 3);
@@ -1776,7 +1846,7 @@ static int send_cancel(preq *s)
     case PREQ_SEND_WAIT_FIN:
         if (s->cancel_sent == CANCEL_NONE) {
             s->cancel_sent = CANCEL_OUT;
-            if (queue_ctrl(s->peer, MBOX_PKT_CANCEL, (uint64_t)(uintptr_t)s, 0, 0, 0) != 0) {
+            if (queue_ctrl(s->peer, MBOX_PKT_CANCEL, req_handle(s), 0, 0, 0) != 0) {
                 s->cancel_sent = CANCEL_NONE;
                 return 0;
             }
@@ -2056,7 +2126,10 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
         preq *r = req_alloc(P2P_REQ_SEND);
         if (!r)
             return P2P_ERR_NOMEM;
+        uint32_t id = r->id, gen = r->gen;
         *r = s;
+        r->id = id; /* the table's name stays with the memory */
+        r->gen = gen;
         send_enqueue(r);
         p2p_wait(&r->pub);
         p2p_req_free(&r->pub);

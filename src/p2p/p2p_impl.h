@@ -47,6 +47,8 @@ typedef struct preq {
     uint8_t cancel_sent; /* send: CANCEL_* below */
     uint32_t pregranted; /* send: credits already taken for its next chunk (send batching) */
     uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
+    uint32_t id;  /* index in P.req_tab, for life: peers name a request by (gen, id), never by address */
+    uint32_t gen; /* bumped at every req_alloc (never 0), so a stale or replayed name is refused */
 } preq;
 
 enum uexp_kind { UEXP_EAGER = 1, UEXP_RTS = 2, UEXP_SELF = 3 };
@@ -129,6 +131,7 @@ typedef struct copy_recv {
     uint64_t raddr;   /* the sender's buffer, for the takeover */
     uint64_t cts_ns;  /* when the CTS went */
     uint64_t seq;     /* the transfer's number between src and us (copy done words) */
+    uint64_t id;      /* its name in CTS and COPY_DATA: a number never reused, never its address */
 } copy_recv;
 
 typedef struct p2p_engine {
@@ -151,6 +154,9 @@ typedef struct p2p_engine {
     int nactive;
     int wait_depth;      /* nested waits in progress (waiting_begin); the flags are up while > 0 */
     preq *free_reqs;
+    preq **req_tab;        /* every request ever allocated, by id (req_from_handle) */
+    uint32_t req_tab_n, req_tab_cap;
+    uint64_t crecv_ids;    /* last copy_recv id handed out */
     copy_job *copy_head, *copy_tail;
     copy_recv *crecv_head, *crecv_tail; /* our pipelined-copy receives, oldest first, including
                                          * taken-over ones */

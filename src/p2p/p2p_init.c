@@ -306,6 +306,9 @@ void p2p_finalize(void)
         P.free_reqs = r->next;
         free(r);
     }
+    free(P.req_tab); /* requests still in use stay allocated, as before the table */
+    P.req_tab = NULL;
+    P.req_tab_n = P.req_tab_cap = 0;
     if (P.fcs)
         P.fc->destroy(P.fcs);
     free(P.peer);

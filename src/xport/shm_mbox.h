@@ -75,6 +75,9 @@ typedef struct mbox_rts {
 #define MBOX_PREPUSH_UNITS 512u
 #define MBOX_PREPUSH_MIN_UNIT ((size_t)1024)
 #define MBOX_PREPUSH_MAX ((size_t)131072)
+/* The longest eager message a sender may write (the cap of CREDO_EAGER_LIMIT, src/core/config.c):
+ * a receiver refuses a longer one before it allocates for it. */
+#define MBOX_EAGER_MAX ((size_t)1 << 20)
 
 /* Shared control block at the start of each segment. Writers touch line `tail` (reservation and the
  * doorbell flag), only the owner writes line `head`. Separate lines keep writer traffic off the
