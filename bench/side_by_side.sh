@@ -7,6 +7,8 @@
 #        CREDORUN_ARGS="--fc none"  extra credorun options (e.g. to compare flow-control overhead)
 #        BENCH_ARGS="--thread-multiple"  extra options for every benchmark program (all three MPIs)
 #        MPIS="credo ompi mpich"  BENCHES="pingpong bw bibw msgrate"  subsets to run
+#        CREDO_BASE=<build dir of another credo commit>: adds its column ("base") to compare two commits
+#        in the same interleaved rounds (MPIS then defaults to "base credo ompi mpich")
 #        RUN_TIMEOUT=seconds per launch (default 180)   BENCH_CFLAGS (default "-std=c11 -O2")
 #        OMPI_RUN_ARGS / MPICH_RUN_ARGS  extra launcher options for the peers
 # Only bash, coreutils, awk and sort: it must run on a bare machine with just the MPIs installed.
@@ -17,7 +19,9 @@ credo_build=${1:-}
 [ -n "$credo_build" ] && credo_build=$(cd "$credo_build" 2>/dev/null && pwd || echo "$credo_build")
 quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then runs=${RUNS:-3}; else runs=${RUNS:-5}; fi
-mpis=${MPIS:-credo ompi mpich}
+base_build=${CREDO_BASE:-}
+[ -n "$base_build" ] && base_build=$(cd "$base_build" 2>/dev/null && pwd || echo "$base_build")
+if [ -n "$base_build" ]; then mpis=${MPIS:-base credo ompi mpich}; else mpis=${MPIS:-credo ompi mpich}; fi
 benches=${BENCHES:-pingpong bw bibw msgrate}
 tmo=${RUN_TIMEOUT:-180}
 cflags=${BENCH_CFLAGS:--std=c11 -O2}
@@ -35,7 +39,7 @@ bench_args() {
   fi
 }
 
-label() { case $1 in credo) echo credo ;; ompi) echo "Open MPI" ;; mpich) echo MPICH ;; esac; }
+label() { case $1 in credo) echo credo ;; base) echo "credo (base)" ;; ompi) echo "Open MPI" ;; mpich) echo MPICH ;; esac; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/credo-sbs.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -59,6 +63,12 @@ for m in $mpis; do
       if [ ! -x "$cc" ] || [ ! -x "$run" ]; then note "credo: $cc or $run missing, column will be n/a"; continue; fi
       launch[credo]="$run -n 2 ${CREDORUN_ARGS:-}"
       meta[credo]="credo $(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown) credorun args: ${CREDORUN_ARGS:-none}" ;;
+    base)
+      if [ -z "$base_build" ]; then note "base: CREDO_BASE not set, column will be n/a"; continue; fi
+      cc="$base_build/bin/mpicc"; run="$base_build/bin/credorun"
+      if [ ! -x "$cc" ] || [ ! -x "$run" ]; then note "base: $cc or $run missing, column will be n/a"; continue; fi
+      launch[base]="$run -n 2 ${CREDORUN_ARGS:-}"
+      meta[base]="credo $(git -C "$base_build" describe --always --dirty 2>/dev/null || echo unknown) (base)" ;;
     ompi)
       cc=mpicc.openmpi; run=mpirun.openmpi
       if ! command -v $cc >/dev/null || ! command -v $run >/dev/null; then note "Open MPI not installed, skipped"; continue; fi
@@ -172,11 +182,16 @@ table() { # metric title format scale better
       if (!ns) exit
       # sizes arrive sorted per MPI; re-sort the union (insertion sort, a few dozen entries).
       for (i = 2; i <= ns; i++) { x = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] + 0 > x + 0; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = x }
+      hb = 0; for (i = 1; i <= ns; i++) if (val["base", sizes[i]] != "") hb = 1
       printf "\n%s   (ratio %s 1: credo better)\n", title, better
-      printf "%8s %12s %12s %12s %11s %11s\n", "size", "credo", "Open MPI", "MPICH", "credo/OMPI", "credo/MPICH"
+      if (hb) printf "%8s %12s %12s %11s", "size", "base", "credo", "credo/base"
+      else printf "%8s %12s", "size", "credo"
+      printf " %12s %12s %11s %11s\n", "Open MPI", "MPICH", "credo/OMPI", "credo/MPICH"
       for (i = 1; i <= ns; i++) {
-        s = sizes[i]; c = val["credo", s]; o = val["ompi", s]; p = val["mpich", s]
-        printf "%8s %12s %12s %12s %11s %11s\n", human(s), cell(c), cell(o), cell(p), ratio(c, o), ratio(c, p)
+        s = sizes[i]; c = val["credo", s]; o = val["ompi", s]; p = val["mpich", s]; b = val["base", s]
+        if (hb) printf "%8s %12s %12s %11s", human(s), cell(b), cell(c), ratio(c, b)
+        else printf "%8s %12s", human(s), cell(c)
+        printf " %12s %12s %11s %11s\n", cell(o), cell(p), ratio(c, o), ratio(c, p)
       }
     }' "$med"
 }
@@ -200,8 +215,8 @@ echo
 echo "headline (medians): 8 B latency us | 1 MiB ping-pong MB/s | 1 MiB window bw MB/s | 8 B msg rate M/s"
 awk -F, -v act="$active" '$1 == "median" { v[$2, $4, $5] = $6 }
   function f(x, fmt, s) { return (x == "") ? "n/a" : sprintf(fmt, x / s) }
-  END { split("credo ompi mpich", order, " "); split("credo|Open MPI|MPICH", name, "|")
-        for (i = 1; i <= 3; i++) { m = order[i]; if (index(" " act " ", " " m " ") == 0) continue
+  END { split("base credo ompi mpich", order, " "); split("base|credo|Open MPI|MPICH", name, "|")
+        for (i = 1; i <= 4; i++) { m = order[i]; if (index(" " act " ", " " m " ") == 0) continue
           printf "  %-9s %8s | %8s | %8s | %8s\n", name[i], f(v[m, "latency", 8], "%.3f", 1),
                  f(v[m, "ppbw", 1048576], "%.0f", 1), f(v[m, "bw", 1048576], "%.0f", 1), f(v[m, "msgrate", 8], "%.2f", 1e6) } }' "$med"
 awk -F, '$1 == "median" && $2 == "floor" { v[$5] = $6 }
