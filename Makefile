@@ -48,7 +48,7 @@ FUZZ_SRC = fuzz/goal_text_fuzz.c src/goal/goal_text.c src/goal/goal_graph.c src/
 fuzz:
 	mkdir -p $(FUZZ_BUILD)/corpus
 	$(FUZZ_CC) -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude $(FUZZ_SRC) -o $(FUZZ_BUILD)/goal_text_fuzz
-	$(FUZZ_BUILD)/goal_text_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus fuzz/corpus/goal_text
+	$(FUZZ_BUILD)/goal_text_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 -dict=fuzz/goal.dict -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus fuzz/corpus/goal_text
 
 bench: build
 	bench/side_by_side.sh $(BUILD)
