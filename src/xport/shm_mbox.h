@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "xport/copy.h"
+
 #define MBOX_CACHELINE 64
 #define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
 #define MBOX_VERSION 6u
@@ -264,13 +266,15 @@ static inline int mbox_ready(const mbox *mb, uint64_t idx)
 }
 
 /* Copy `len` payload bytes into a chunk that starts at slot idx, beginning `off` bytes into the first
- * slot; later slots carry payload after their 8-byte header. Wraps around the ring. */
+ * slot; later slots carry payload after their 8-byte header. Wraps around the ring. The
+ * variable-size copies go through credo_copy: with CREDO_SLOT_SIZE up to 4096 a slot's payload is
+ * large enough for libc's `rep movsb` and its misalignment cliff (xport/copy.h). */
 static inline void mbox_put_bytes(mbox *mb, uint64_t idx, size_t off, const void *src, size_t len)
 {
     const unsigned char *p = src;
     size_t room = mb->slot_size - off;
     size_t n = len < room ? len : room;
-    memcpy(mbox_slot(mb, idx) + off, p, n);
+    credo_copy(mbox_slot(mb, idx) + off, p, n);
     p += n;
     len -= n;
     idx++;
@@ -283,7 +287,7 @@ static inline void mbox_put_bytes(mbox *mb, uint64_t idx, size_t off, const void
     room = mb->slot_size - sizeof(mbox_slot_hdr);
     while (len) {
         n = len < room ? len : room;
-        memcpy(mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), p, n);
+        credo_copy(mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), p, n);
         p += n;
         len -= n;
         idx++;
@@ -308,7 +312,7 @@ static inline void mbox_get_bytes(const mbox *mb, uint64_t idx, size_t off, void
     size_t more = mbox_more_slots(mb, off, len);
     for (size_t k = 1; k <= more && k <= 64; k++)
         __builtin_prefetch(mbox_slot(mb, idx + k), 0, 3);
-    memcpy(p, mbox_slot(mb, idx) + off, n);
+    credo_copy(p, mbox_slot(mb, idx) + off, n);
     p += n;
     len -= n;
     idx++;
@@ -319,7 +323,7 @@ static inline void mbox_get_bytes(const mbox *mb, uint64_t idx, size_t off, void
     room = mb->slot_size - sizeof(mbox_slot_hdr);
     while (len) {
         n = len < room ? len : room;
-        memcpy(p, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), n);
+        credo_copy(p, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), n);
         p += n;
         len -= n;
         idx++;
