@@ -25,8 +25,8 @@ static void hreg_put(mpi_hreg_ent *tab, uintptr_t mask, uintptr_t key, uintptr_t
 }
 
 /* Makes room for one more entry: a table at most half full (tombstones count), twice the live
- * entries' room. The old table is kept, not freed: a thread that reads the registry outside the
- * big lock (the few calls that do not take it) may still be probing it. */
+ * entries' room (the same size again when tombstones filled it: a program that creates and frees
+ * objects in a loop). Every call that checks a handle holds the big lock, as registration does. */
 static void hreg_reserve(void)
 {
     uintptr_t cap = credo_hreg.mask + 1;
@@ -47,6 +47,8 @@ static void hreg_reserve(void)
     __atomic_store_n(&credo_hreg.tab, t, __ATOMIC_RELEASE);
     __atomic_store_n(&credo_hreg.mask, cap - 1, __ATOMIC_RELEASE);
     credo_hreg.used = credo_hreg.live;
+    if (old != hreg_initial)
+        free((void *)old);
 }
 
 void mpi_handle_add(const void *obj, enum mpi_hkind kind)
