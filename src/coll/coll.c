@@ -5,6 +5,7 @@
 
 #include "coll/coll.h"
 #include "core/config.h"
+#include "xport/copy.h"
 
 /* Everything that selects a schedule; zero-filled before use so memcmp compares it. */
 typedef struct coll_key {
@@ -614,9 +615,9 @@ static int direct_linear(coll_comm *c, int gather, const void *sb, void *rb, siz
     const unsigned char *s = sb;
     unsigned char *d = rb;
     if (gather && sb != COLL_IN_PLACE && n)
-        memcpy(d + (size_t)r * n, sb, n);
+        credo_copy(d + (size_t)r * n, sb, n);
     if (!gather && rb != COLL_IN_PLACE && n)
-        memcpy(rb, s + (size_t)r * n, n);
+        credo_copy(rb, s + (size_t)r * n, n);
     for (int d_ = 1; d_ < p && !rc && !trunc; d_++) {
         int i = (root + d_) % p;
         if (gather) {
@@ -677,11 +678,11 @@ static int allreduce_direct_blocking(const void *sb, void *rb, size_t count, siz
     if (!n)
         return GOAL_SUCCESS; /* every rank has count 0: nothing to agree on */
     const void *src = sb == COLL_IN_PLACE ? rb : sb;
-    memcpy(v[r], src, n);
+    credo_copy(v[r], src, n);
     int rc = direct_exchange(c, COLL_ALLREDUCE_DIRECT_TAG, v[r], n, v);
     if (rc)
         return rc;
-    memcpy(rb, v[p - 1], n);
+    credo_copy(rb, v[p - 1], n);
     for (int i = p - 2; i >= 0; i--)
         op->fn(v[i], rb, count, op->op, op->dt); /* rb = v_i op rb */
     return GOAL_SUCCESS;

@@ -6,6 +6,7 @@
 #include "core/core.h"
 #include "core/progress_thread.h"
 #include "goal/goal_exec.h"
+#include "xport/copy.h"
 
 /* Completion trampoline. p2p calls our hook from progress, and starting a send from there may
  * complete a self-receive whose hook runs nested inside p2p_isend. Nested completions only enqueue
@@ -45,7 +46,7 @@ static void gather_blocks(struct goal_run *run, const goal_vop *op, int i, unsig
     for (uint32_t k = 0; k < op->nblk[i]; k++) {
         uint64_t len = run->s->app[op->buf[i] + k].len;
         if (len) /* an empty block may sit in an empty scratchpad (NULL) */
-            memcpy(dst, block_addr(run, op, i, k), len);
+            credo_copy(dst, block_addr(run, op, i, k), len);
         dst += len;
     }
 }
@@ -58,7 +59,7 @@ static void scatter_blocks(struct goal_run *run, const goal_vop *op, int i, cons
         if (len > bytes)
             len = bytes;
         if (len)
-            memcpy(block_addr(run, op, i, k), src, len);
+            credo_copy(block_addr(run, op, i, k), src, len);
         src += len;
         bytes -= len;
     }
@@ -107,13 +108,13 @@ static void local_op(struct goal_run *run, const goal_vop *op)
         if (op->nblk[i])
             gather_blocks(run, op, i, (unsigned char *)src[i]);
         else if (i < 2 && (i == 0 || op->lop != GOAL_COPY))
-            memcpy((void *)src[i], operand(run, op, i), bytes);
+            credo_copy((void *)src[i], operand(run, op, i), bytes);
     }
     goal_lop_apply(op->lop, op->dtype, op->width, a, op->lop == GOAL_COPY ? NULL : b, r, op->size);
     if (op->nblk[2])
         scatter_blocks(run, op, 2, r, bytes);
     else
-        memcpy(operand(run, op, 2), r, bytes);
+        credo_copy(operand(run, op, 2), r, bytes);
     free(t);
 }
 

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "goal/goal_impl.h"
+#include "xport/copy.h"
 
 int goal_lop_valid(int op, int dtype, int width)
 {
@@ -121,8 +122,8 @@ void goal_lop_apply(int op, int dtype, int width, const void *a, const void *b, 
     if (op == GOAL_COPY) {
         if (width == 1)
             bits_kernel(op, a, NULL, r, n);
-        else if (r != a)
-            memmove(r, a, n * (uint64_t)(width / 8));
+        else
+            credo_move(r, a, n * (uint64_t)(width / 8));
         return;
     }
     const unsigned char *x = a, *y = b;

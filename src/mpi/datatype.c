@@ -11,6 +11,7 @@
 #include "mpi/dt_build.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
+#include "xport/copy.h"
 
 /* ---- predefined types ---- */
 
@@ -122,12 +123,12 @@ void dt_pack(const void *src, size_t count, MPI_Datatype dt, void *dst)
     const char *in = src;
     char *out = dst;
     if (dt->flags & DT_F_DENSE) {
-        memcpy(out, BUF_AT(in, dt->lb), count * dt->size);
+        credo_copy(out, BUF_AT(in, dt->lb), count * dt->size);
         return;
     }
     for (size_t i = 0; i < count; i++, in += dt->extent) {
         for (int b = 0; b < dt->nblocks; b++) {
-            memcpy(out, in + dt->blocks[b].disp, dt->blocks[b].len);
+            credo_copy(out, in + dt->blocks[b].disp, dt->blocks[b].len);
             out += dt->blocks[b].len;
         }
     }
@@ -140,13 +141,13 @@ void dt_unpack(const void *src, size_t bytes, size_t count, MPI_Datatype dt, voi
     if (bytes > count * dt->size)
         bytes = count * dt->size;
     if (dt->flags & DT_F_DENSE) {
-        memcpy(BUF_AT(out, dt->lb), in, bytes);
+        credo_copy(BUF_AT(out, dt->lb), in, bytes);
         return;
     }
     for (size_t i = 0; i < count && bytes > 0; i++, out += dt->extent) {
         for (int b = 0; b < dt->nblocks && bytes > 0; b++) {
             size_t n = dt->blocks[b].len < bytes ? dt->blocks[b].len : bytes;
-            memcpy(out + dt->blocks[b].disp, in, n);
+            credo_copy(out + dt->blocks[b].disp, in, n);
             in += n;
             bytes -= n;
         }
@@ -156,14 +157,14 @@ void dt_unpack(const void *src, size_t bytes, size_t count, MPI_Datatype dt, voi
 void dt_copy(const void *src, void *dst, size_t count, MPI_Datatype dt)
 {
     if (dt->flags & DT_F_DENSE) {
-        memmove(BUF_AT(dst, dt->lb), BUF_AT(src, dt->lb), count * dt->size);
+        credo_move(BUF_AT(dst, dt->lb), BUF_AT(src, dt->lb), count * dt->size);
         return;
     }
     for (size_t i = 0; i < count; i++) {
         MPI_Aint base = (MPI_Aint)i * dt->extent;
         for (int b = 0; b < dt->nblocks; b++)
-            memmove(BUF_AT(dst, base + dt->blocks[b].disp), BUF_AT(src, base + dt->blocks[b].disp),
-                    dt->blocks[b].len);
+            credo_move(BUF_AT(dst, base + dt->blocks[b].disp), BUF_AT(src, base + dt->blocks[b].disp),
+                       dt->blocks[b].len);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "mpi/dt_build.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
+#include "xport/copy.h"
 
 /* external32 is big-endian two's complement and IEEE 754: float and double only need their bytes
  * reversed on a little-endian host; long double is converted by value (below). */
@@ -140,7 +141,7 @@ static int int_fits(uint64_t v, size_t n, int sign)
 static void swap_run(const unsigned char *in, unsigned char *out, size_t n, size_t size)
 {
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    memcpy(out, in, n * size);
+    credo_copy(out, in, n * size);
 #else
     switch (size) {
     case 2:
@@ -258,7 +259,7 @@ static int conv_run(xwalk *w, xscalar s, size_t n)
     unsigned char *out = w->out;
     switch (s.conv) {
     case XC_RAW:
-        memcpy(out, in, n * isz);
+        credo_copy(out, in, n * isz);
         break;
     case XC_BOOL:
         for (size_t i = 0; i < n; i++, in += isz, out += osz) {

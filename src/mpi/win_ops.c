@@ -8,6 +8,7 @@
 
 #include "mpi/op.h"
 #include "mpi/win_impl.h"
+#include "xport/copy.h"
 
 /* ---- reaching a target's memory ----
  * Allocate flavors and the origin itself: plain loads and stores through this process' address
@@ -335,7 +336,7 @@ static int acc_apply(MPI_Win w, int t, MPI_Op op, const void *in, int fetch, int
         rc = tgt_move(w, t, 1, (void *)in, count, tdt, addr);
     } else if (rc == MPI_SUCCESS && combine) {
         if (res != old)
-            memcpy(res, old, bytes);
+            credo_copy(res, old, bytes);
         rc = apply_packed(op, in, res, bytes, tdt);
         if (rc == MPI_SUCCESS)
             rc = tgt_move(w, t, 1, res, count, tdt, addr);

@@ -61,7 +61,10 @@ typedef struct credo_copy_figures {
     double probe_us;        /* time the start-up timing took, microseconds */
 } credo_copy_figures;
 
-void credo_copy_large(void *restrict dst, const void *restrict src, size_t n);
+/* Weak, so that programs which compile a data path's header or source in without src/xport/copy.c
+ * (unit tests, fuzz targets, the simulator's static GOAL core) still link; they copy with memcpy.
+ * libcredo always defines it (credo_info shows the choice in force). */
+void credo_copy_large(void *restrict dst, const void *restrict src, size_t n) __attribute__((weak));
 
 /* Copies n bytes from src to dst (no overlap); see the contract above. */
 static inline void credo_copy(void *restrict dst, const void *restrict src, size_t n)
@@ -94,7 +97,22 @@ static inline void credo_copy(void *restrict dst, const void *restrict src, size
         memcpy(d, s, n);
         return;
     }
-    credo_copy_large(d, s, n);
+    if (credo_copy_large)
+        credo_copy_large(d, s, n);
+    else
+        memcpy(d, s, n);
+}
+
+/* credo_copy where the two ranges may overlap (memmove then); n == 0 and dst == src do nothing. */
+static inline void credo_move(void *dst, const void *src, size_t n)
+{
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    if (n == 0 || d == s)
+        return;
+    if (d - s >= n && s - d >= n) /* disjoint: neither starts inside the other */
+        credo_copy(dst, src, n);
+    else
+        memmove(dst, src, n);
 }
 
 /* Chooses the strategy now if it has not been chosen (CREDO_COPY, else the start-up timing). */
