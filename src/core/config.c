@@ -42,6 +42,9 @@ const config_var credo_config_vars[] = {
      "auto or a size in bytes" SIZE_SUFFIXES},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable",
      "4k..64m bytes" SIZE_SUFFIXES},
+    {"CREDO_COPY", CONFIG_STRING, "auto",
+     "how copies of 2 KiB and more are made: memcpy (libc), loop (credo's own vector loop) or auto (timed at the first one)",
+     "auto, memcpy or loop"},
     {"CREDO_PREPUSH_BYTES", CONFIG_SIZE, "2097152",
      "per-rank area (up to 512 units of at least 1 KiB) through which rendezvous messages up to 128 KiB travel "
      "with their request; 0 = off",
@@ -246,6 +249,10 @@ int config_load(char *err, size_t errlen)
             if (num < 4096 || num > (64u << 20))
                 return refuse(v, text, err, errlen);
             c.copy_chunk = num;
+        } else if (strcmp(v->name, "CREDO_COPY") == 0) {
+            /* read by src/xport/copy.c itself, at the first large copy */
+            if (strcmp(text, "auto") && strcmp(text, "memcpy") && strcmp(text, "loop"))
+                return refuse(v, text, err, errlen);
         } else if (strcmp(v->name, "CREDO_PREPUSH_BYTES") == 0) {
             if (num != 0 && (num < (64u << 10) || num > (64u << 20)))
                 return refuse(v, text, err, errlen);

@@ -34,6 +34,7 @@ refused 'CREDO_EAGER_LIMIT=+64' 'CREDO_EAGER_LIMIT=+64: expected 0..1m bytes (di
 refused 'CREDO_CMA_MIN=-1' 'CREDO_CMA_MIN=-1: expected auto or a size in bytes (digits, optionally followed by k, m or g)'
 refused 'CREDO_CMA_MIN=99999999999g' 'CREDO_CMA_MIN=99999999999g: expected auto or a size in bytes (digits, optionally followed by k, m or g)'
 refused 'CREDO_SPIN_POLLS=1e5' 'CREDO_SPIN_POLLS=1e5: expected an integer from 0 to 2147483647'
+refused 'CREDO_COPY=rep' 'CREDO_COPY=rep: expected auto, memcpy or loop'
 refused 'CREDO_COLL_BCAST=' 'CREDO_COLL_BCAST is set but empty: expected auto, binomial or scatter_allgather (unset it for the default, auto)'
 
 # The words booleans take, documented in docs/CONFIG.md, read as they say.
@@ -45,7 +46,7 @@ v=$(env CREDO_PROGRESS_RT=yes "$info" | sed -n 's/^CREDO_PROGRESS_THREAD = //p')
 
 # Every setting at a valid value, the tools' variables and one typo: exactly the typo is named.
 set_all="CREDO_FC=dynamic CREDO_SLOT_SIZE=128 CREDO_SLOTS_PER_PEER=40 CREDO_CREDIT_SLOTS=2 CREDO_FC_REPORT=0
-  CREDO_EAGER_LIMIT=1k CREDO_CMA=1 CREDO_CMA_MIN=auto CREDO_COPY_CHUNK=64k CREDO_PREPUSH_BYTES=1m
+  CREDO_EAGER_LIMIT=1k CREDO_CMA=1 CREDO_CMA_MIN=auto CREDO_COPY_CHUNK=64k CREDO_COPY=loop CREDO_PREPUSH_BYTES=1m
   CREDO_SPIN_POLLS=0 CREDO_YIELD_US=100 CREDO_SEND_BATCH=16 CREDO_DEBUG=0 CREDO_PROGRESS_THREAD=0
   CREDO_PROGRESS_RT=0 CREDO_COLL_BCAST=auto CREDO_COLL_BARRIER=auto CREDO_COLL_REDUCE=auto
   CREDO_COLL_ALLREDUCE=auto CREDO_COLL_GATHER=auto CREDO_COLL_ALLGATHER=auto CREDO_COLL_ALLTOALL=auto
