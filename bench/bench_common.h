@@ -23,14 +23,20 @@ typedef struct bench_opts {
     long iters;  /* iteration count for small messages (0 = benchmark default); scaled down for large ones */
     int window;  /* messages in flight per window (bw, bibw, msgrate) */
     int rank, nranks;
+    size_t soff, roff;   /* send and receive buffers start this many bytes past a page (0: as OSU) */
+    char *sbase, *rbase; /* the page-aligned allocations (bench_end frees them) */
 } bench_opts;
 
 static inline void bench_usage(const bench_opts *o)
 {
     fprintf(stderr,
-            "usage: %s [--sizes a,b,c] [--iters N] [--window W] [--thread-multiple]\n"
+            "usage: %s [--sizes a,b,c] [--iters N] [--window W] [--offset B | --soff B --roff B]\n"
+            "          [--thread-multiple]\n"
             "  sizes accept suffixes K and M (powers of 1024); iters is the count for small sizes,\n"
             "  large sizes scale it down; window applies to bw, bibw and msgrate;\n"
+            "  --offset B puts the send and receive buffers B bytes past a page (0..4095; default 0,\n"
+            "  page-aligned as OSU; malloc'd blocks of 128 KiB and more start 16 past one), --soff and\n"
+            "  --roff each of them;\n"
             "  --thread-multiple starts MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) (one thread still\n"
             "  does all the calls: what the thread-safe entry points cost).\n"
             "  Output: '# ...' lines for people, 'name,size,value,unit' lines for scripts.\n",
@@ -107,6 +113,19 @@ static inline int bench_parse(bench_opts *o, int argc, char **argv, long default
         } else if (!strcmp(a, "--window") && v) {
             o->window = (int)strtol(v, NULL, 10);
             i++;
+        } else if ((!strcmp(a, "--offset") || !strcmp(a, "--soff") || !strcmp(a, "--roff")) && v) {
+            char *end;
+            unsigned long off = strtoul(v, &end, 10);
+            if (*end || end == v || off > 4095) {
+                if (o->rank == 0)
+                    fprintf(stderr, "%s: bad %s '%s' (0..4095)\n", o->name, a, v);
+                return -1;
+            }
+            if (strcmp(a, "--roff"))
+                o->soff = off;
+            if (strcmp(a, "--soff"))
+                o->roff = off;
+            i++;
         } else if (!strcmp(a, "--thread-multiple")) {
             /* handled before MPI_Init by bench_begin */
         } else {
@@ -178,9 +197,19 @@ static inline int bench_begin(bench_opts *o, int *argc, char ***argv, long defau
         return rc < 0 ? 1 : 0;
     }
     size_t maxs = bench_max_size(o);
-    *sbuf = bench_alloc(maxs, 'a');
-    *rbuf = bench_alloc(maxs, 'b');
+    o->sbase = bench_alloc(maxs + o->soff, 'a');
+    o->rbase = bench_alloc(maxs + o->roff, 'b');
+    *sbuf = o->sbase + o->soff;
+    *rbuf = o->rbase + o->roff;
+    if (o->rank == 0)
+        printf("# buffers: send at page + %zu, receive at page + %zu\n", o->soff, o->roff);
     return -1;
+}
+
+static inline void bench_end(bench_opts *o)
+{
+    free(o->sbase);
+    free(o->rbase);
 }
 
 /* Iteration scaling: the small-size count up to 8 KiB, then inversely proportional to the bytes each
@@ -294,8 +323,7 @@ static inline int bench_window_main(int argc, char **argv, const char *name, enu
     }
     free(reqs);
     free(stats);
-    free(sbuf);
-    free(rbuf);
+    bench_end(&o);
     MPI_Finalize();
     return 0;
 }

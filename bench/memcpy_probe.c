@@ -11,6 +11,9 @@
  * "cliff" pairs). Warm: the same buffers copied again and again, best of 5 timings of about --ms
  * milliseconds / 5 each. Cold (--cold): each copy takes the next block of a 256 MiB arena per side,
  * far beyond the last-level cache. Machine-readable lines: probe,<warm|cold>,<strategy>,<size>,<soff>,<doff>,<GB/s>. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* clock_gettime when built alone with -std=c11 (side_by_side.sh) */
+#endif
 #include "xport/copy.h"
 
 #include <gnu/libc-version.h>

@@ -45,8 +45,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    free(sbuf);
-    free(rbuf);
+    bench_end(&o);
     MPI_Finalize();
     return 0;
 }

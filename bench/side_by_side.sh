@@ -2,7 +2,14 @@
 # side_by_side.sh — builds credo's plain-MPI benchmarks with credo, Open MPI and MPICH, runs them
 # interleaved, and prints per-size medians side by side; raw and median numbers go to a CSV.
 #
-# usage: bench/side_by_side.sh [credo-build-dir]
+# usage: bench/side_by_side.sh [--offset LIST] [--sweep] [credo-build-dir]
+#   --offset LIST  buffer offsets from a page, e.g. 16 or 0,8,16,48 (default 16,0): every benchmark runs
+#                  at each, in the same interleaved rounds, and gets one table per offset. 16 is where
+#                  malloc puts a large block (what applications see); 0 is page-aligned, as OSU does.
+#   --sweep        alignment sweep instead: align.c's latency and bandwidth at every pair of send and
+#                  receive offsets 0,1,8,16,24,32,48,63 (SWEEP_OFFSETS) from 2 KiB to 4 MiB, per size the
+#                  median, worst and page-aligned pair of each MPI, then a bare memcpy and credo's copy
+#                  loop at the same pairs (memcpy_probe.c, no MPI)
 # env:   RUNS=N (default 5, 3 with QUICK=1)  QUICK=1 (fewer sizes and iterations)
 #        CREDORUN_ARGS="--fc none"  extra credorun options (e.g. to compare flow-control overhead)
 #        BENCH_ARGS="--thread-multiple"  extra options for every benchmark program (all three MPIs)
@@ -15,6 +22,21 @@
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+offsets=16,0
+sweep=0
+sweep_offsets=${SWEEP_OFFSETS:-0,1,8,16,24,32,48,63}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --offset) offsets=${2:?--offset needs a list}; shift 2 ;;
+    --offset=*) offsets=${1#--offset=}; shift ;;
+    --sweep) sweep=1; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    *) break ;;
+  esac
+done
+case $offsets in *[!0-9,]*|'') echo "side_by_side: --offset wants numbers separated by commas" >&2; exit 2 ;; esac
+offset_list=$(echo "$offsets" | tr , ' ')
+noffsets=$(echo $offset_list | wc -w)
 credo_build=${1:-}
 [ -n "$credo_build" ] && credo_build=$(cd "$credo_build" 2>/dev/null && pwd || echo "$credo_build")
 quick=${QUICK:-0}
@@ -22,14 +44,20 @@ if [ "$quick" = 1 ]; then runs=${RUNS:-3}; else runs=${RUNS:-5}; fi
 base_build=${CREDO_BASE:-}
 [ -n "$base_build" ] && base_build=$(cd "$base_build" 2>/dev/null && pwd || echo "$base_build")
 if [ -n "$base_build" ]; then mpis=${MPIS:-base credo ompi mpich}; else mpis=${MPIS:-credo ompi mpich}; fi
-benches=${BENCHES:-pingpong bw bibw msgrate}
+if [ "$sweep" = 1 ]; then benches=align; offset_list=sweep; noffsets=1; else benches=${BENCHES:-pingpong bw bibw msgrate}; fi
 tmo=${RUN_TIMEOUT:-180}
 cflags=${BENCH_CFLAGS:--std=c11 -O2}
 
 # Arguments per benchmark. The full set uses each program's defaults (1 B .. 16 MiB; msgrate 1 B .. 8 KiB).
-bench_args() {
+bench_args() { # bench offset
   # BENCH_ARGS: extra options for every program, e.g. --thread-multiple or --sizes 8
   [ -n "${BENCH_ARGS:-}" ] && echo -n "$BENCH_ARGS "
+  if [ "$1" = align ]; then
+    if [ "$quick" = 1 ]; then echo "--offsets $sweep_offsets --sizes 2K,16K,64K,256K,1M,4M --iters 200 --windows 10 --window 16"
+    else echo "--offsets $sweep_offsets --sizes 2K,4K,8K,16K,32K,64K,128K,256K,512K,1M,2M,4M --iters 500 --windows 20 --window 16"; fi
+    return
+  fi
+  echo -n "--offset $2 "
   if [ "$quick" = 1 ]; then
     case $1 in
       pingpong) echo "--sizes 1,8,64,1K,8K,64K,1M,4M --iters 2000" ;;
@@ -50,6 +78,10 @@ raw="$work/raw.csv"
 : >"$raw"
 
 note() { echo "side_by_side: $*" >&2; }
+
+# The copy speed of an alignment depends on the CPU and the C library (issue 32): record both.
+cpu=$(awk -F': ' '/^model name/{m=$2} /^cpu family/{f=$2} /^model\t/{o=$2} /^$/{exit} END{printf "%s, family %s model %s", m, f, o}' /proc/cpuinfo 2>/dev/null)
+libc=$(getconf GNU_LIBC_VERSION 2>/dev/null || echo "libc unknown")
 
 # --- build -------------------------------------------------------------------------------------------
 # Each MPI gets its own folder; a missing compiler or launcher, or a failed build, leaves the MPI out and
@@ -113,21 +145,25 @@ if awk -v l="$load" -v n="$ncpu" 'BEGIN { exit !(l + 0 > n - 0.5) }'; then
 fi
 
 # --- run ---------------------------------------------------------------------------------------------
-# Round-robin: for each run, each benchmark is run by credo, Open MPI, MPICH in turn, so slow drifts of
-# the machine (other tenants, thermal, page cache) hit all three alike instead of biasing one column.
+# Round-robin: for each run, each benchmark at each offset is run by credo, Open MPI, MPICH in turn, so
+# slow drifts of the machine (other tenants, thermal, page cache) hit all three alike instead of biasing
+# one column.
 declare -A dead fails launches
 for r in $(seq 1 "$runs"); do
   for b in $benches; do
+    for off in $offset_list; do
+    [ "$noffsets" -gt 1 ] && tag="@$off" || tag=""
     for m in $active; do
       [ -n "${dead[$m.$b]:-}" ] && continue
-      echo "[run $r/$runs] $b: $(label $m)" >&2
-      out="$work/$m/$b.$r.out"; err="$work/$m/$b.$r.err"
-      (cd "$work/$m" && timeout -k 10 "$tmo" ${launch[$m]} "./$b" $(bench_args $b)) >"$out" 2>"$err"
+      echo "[run $r/$runs] $b: $(label $m)$([ "$off" != sweep ] && echo ", buffers at page + $off")" >&2
+      out="$work/$m/$b.$off.$r.out"; err="$work/$m/$b.$off.$r.err"
+      (cd "$work/$m" && timeout -k 10 "$tmo" ${launch[$m]} "./$b" $(bench_args $b $off)) >"$out" 2>"$err"
       rc=$?
       launches[$m]=$(( ${launches[$m]:-0} + 1 ))
       # Keep every complete "name,size,value,unit" line, even from a failed run: rank 0 flushes after
-      # each size, so the sizes before a crash are valid measurements.
-      awk -F, -v m="$m" -v r="$r" 'NF == 4 && $1 !~ /^#/ && $2 ~ /^[0-9]+$/ {print "raw," m "," r "," $1 "," $2 "," $3 "," $4}' "$out" >>"$raw"
+      # each size, so the sizes before a crash are valid measurements. With several offsets the
+      # metric carries the offset ("latency@16").
+      awk -F, -v m="$m" -v r="$r" -v tag="$tag" 'NF == 4 && $1 !~ /^#/ && $2 ~ /^[0-9]+$/ {print "raw," m "," r "," $1 tag "," $2 "," $3 "," $4}' "$out" >>"$raw"
       if [ $rc != 0 ]; then
         fails[$m]=$(( ${fails[$m]:-0} + 1 ))
         note "$m $b run $r exited with $rc; last lines of its stderr:"; tail -5 "$err" >&2
@@ -135,6 +171,7 @@ for r in $(seq 1 "$runs"); do
         # to retry and may be intermittent.
         if [ $rc = 124 ] || [ $rc = 137 ]; then dead[$m.$b]=1; note "$m $b timed out; not run again"; fi
       fi
+    done
     done
     if [ "$b" = pingpong ] && [ -n "$floor_bin" ]; then
       echo "[run $r/$runs] hardware floor (no MPI)" >&2
@@ -165,6 +202,9 @@ awk -F, '{print $2 "," $4 "," $5 "," $6 "," $7}' "$raw" | sort -t, -k1,1 -k2,2 -
   echo "meta,all,,runs,,$runs,"
   echo "meta,all,,quick,,$quick,"
   echo "meta,all,,loadavg_at_start,,$load,"
+  echo "meta,all,,cpu,,\"$cpu\","
+  echo "meta,all,,libc,,$libc,"
+  echo "meta,all,,offsets,,\"$([ "$sweep" = 1 ] && echo "sweep $sweep_offsets" || echo "$offsets")\","
   for m in $active; do echo "meta,$m,,version,,\"${meta[$m]}\","; echo "meta,$m,,failed_launches,,${fails[$m]:-0},"; done
   cat "$raw" "$med"
 } >"$csv"
@@ -199,26 +239,86 @@ table() { # metric title format scale better
 echo
 echo "credo side-by-side: median of $runs interleaved runs ($(date '+%F %T'))"
 echo "  load average at start: $load on $ncpu CPUs (above about $((ncpu - 1)) the numbers are unreliable)"
+echo "  cpu: $cpu; $libc"
+if [ "$sweep" = 1 ]; then echo "  alignment sweep: send and receive buffers at every pair of page + {$sweep_offsets}"
+else echo "  buffers at page + {$offsets} (16: where malloc puts large blocks; 0: page-aligned, as OSU)"; fi
 for m in $active; do
   f=${fails[$m]:-0}; [ "$f" = 0 ] && f="" || f=" -- $f of ${launches[$m]:-0} launches FAILED (see messages above)"
   echo "  $(label $m): ${meta[$m]}$f"
 done
 for m in $mpis; do [ -z "${avail[$m]:-}" ] && echo "  $(label $m): n/a (not built)"; done
-table latency "latency, half round trip (us)" "%.3f" 1 "<"
-table ppbw "ping-pong bandwidth, size / half RTT (MB/s = 10^6 B/s)" "%.0f" 1 ">"
-table bw "bandwidth, window 64 Isend + ack (MB/s)" "%.0f" 1 ">"
-table bibw "bidirectional bandwidth, window 64 each way (MB/s, both directions)" "%.0f" 1 ">"
-table msgrate "message rate, 1 pair, window 64 (million msg/s)" "%.3f" 1e6 ">"
+# The sweep: per metric and size, each MPI's median over the offset pairs, its worst pair and its
+# page-aligned pair (medians over the runs first).
+sweep_table() { # metric title better(<: lower is better)
+  awk -F, -v metric="$1" -v title="$2" -v better="$3" -v act="$active" '
+    function human(s) { if (s >= 1048576 && s % 1048576 == 0) return s / 1048576 "M"
+                        if (s >= 1024 && s % 1024 == 0) return s / 1024 "K"; return s }
+    $1 == "median" && index($4, metric "@") == 1 {
+      pair = substr($4, length(metric) + 2); k = $2 SUBSEP $5
+      n[k]++; v[k, n[k]] = $6; p[k, n[k]] = pair
+      if (pair == "0/0") al[k] = $6
+      if (!($5 in seen)) { seen[$5] = 1; sizes[++ns] = $5 } }
+    END {
+      if (!ns) exit
+      for (i = 2; i <= ns; i++) { x = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] + 0 > x + 0; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = x }
+      nm = split(act, ms, " ")
+      printf "\n%s: per MPI the median over the offset pairs, the worst pair (send/receive offsets) and page-aligned 0/0\n", title
+      printf "%8s", "size"; for (j = 1; j <= nm; j++) printf " | %-34s", ms[j]; printf "\n"
+      for (i = 1; i <= ns; i++) {
+        s = sizes[i]; printf "%8s", human(s)
+        for (j = 1; j <= nm; j++) {
+          k = ms[j] SUBSEP s; c = n[k]
+          if (!c) { printf " | %-34s", "n/a"; continue }
+          for (a = 1; a <= c; a++) w[a] = v[k, a] + 0
+          for (a = 2; a <= c; a++) { x = w[a]; for (b = a - 1; b >= 1 && w[b] > x; b--) w[b + 1] = w[b]; w[b + 1] = x }
+          mid = (c % 2) ? w[(c + 1) / 2] : (w[c / 2] + w[c / 2 + 1]) / 2
+          worst = v[k, 1]; wp = p[k, 1]
+          for (a = 2; a <= c; a++) if ((better == "<" && v[k, a] + 0 > worst + 0) || (better == ">" && v[k, a] + 0 < worst + 0)) { worst = v[k, a]; wp = p[k, a] }
+          printf " | %9.4g %9.4g %-6s %7.4g", mid, worst, wp, al[k] }
+        printf "\n" } }' "$med"
+}
 
-# Headline: the four numbers quoted most often, one line per MPI.
+if [ "$sweep" = 1 ]; then
+  sweep_table latency "latency, half round trip (us)" "<"
+  sweep_table bw "bandwidth, window 16 Isend + ack (MB/s)" ">"
+  # The same offset pairs without MPI: glibc memcpy and credo's own loop (bench/memcpy_probe.c with
+  # credo's src/xport/copy.c, built with cc).
+  if command -v cc >/dev/null && cc $cflags -I"$here/../src" "$here/memcpy_probe.c" "$here/../src/xport/copy.c" \
+       -o "$work/memcpy_probe" 2>"$work/memcpy_probe.build.log"; then
+    echo
+    echo "bare copies at the same pairs, cache-warm (no MPI; GB/s = 10^9 B/s):"
+    "$work/memcpy_probe" --offsets "$sweep_offsets" --strategies memcpy,loop --ms 1 | tee "$work/probe.out" | grep '^# '
+    awk -F, '$1 == "probe" {print "probe," $2 "," $3 "," $4 "," $5 "," $6 "," $7}' "$work/probe.out" >>"$csv"
+  else
+    note "memcpy_probe did not build; no bare-copy figures"
+  fi
+  echo
+  echo "raw and median numbers: $csv"
+  exit 0
+fi
+
+for off in $offset_list; do
+  if [ "$noffsets" -gt 1 ]; then tag="@$off"; echo; echo "=== buffers at page + $off ==="; else tag=""; fi
+  table latency$tag "latency, half round trip (us)" "%.3f" 1 "<"
+  table ppbw$tag "ping-pong bandwidth, size / half RTT (MB/s = 10^6 B/s)" "%.0f" 1 ">"
+  table bw$tag "bandwidth, window 64 Isend + ack (MB/s)" "%.0f" 1 ">"
+  table bibw$tag "bidirectional bandwidth, window 64 each way (MB/s, both directions)" "%.0f" 1 ">"
+  table msgrate$tag "message rate, 1 pair, window 64 (million msg/s)" "%.3f" 1e6 ">"
+done
+
+# Headline: the four numbers quoted most often, one line per MPI (and offset).
 echo
 echo "headline (medians): 8 B latency us | 1 MiB ping-pong MB/s | 1 MiB window bw MB/s | 8 B msg rate M/s"
-awk -F, -v act="$active" '$1 == "median" { v[$2, $4, $5] = $6 }
+for off in $offset_list; do
+[ "$noffsets" -gt 1 ] && tag="@$off" || tag=""
+[ "$noffsets" -gt 1 ] && echo " buffers at page + $off:"
+awk -F, -v act="$active" -v t="$tag" '$1 == "median" { v[$2, $4, $5] = $6 }
   function f(x, fmt, s) { return (x == "") ? "n/a" : sprintf(fmt, x / s) }
   END { split("base credo ompi mpich", order, " "); split("base|credo|Open MPI|MPICH", name, "|")
         for (i = 1; i <= 4; i++) { m = order[i]; if (index(" " act " ", " " m " ") == 0) continue
-          printf "  %-9s %8s | %8s | %8s | %8s\n", name[i], f(v[m, "latency", 8], "%.3f", 1),
-                 f(v[m, "ppbw", 1048576], "%.0f", 1), f(v[m, "bw", 1048576], "%.0f", 1), f(v[m, "msgrate", 8], "%.2f", 1e6) } }' "$med"
+          printf "  %-9s %8s | %8s | %8s | %8s\n", name[i], f(v[m, "latency" t, 8], "%.3f", 1),
+                 f(v[m, "ppbw" t, 1048576], "%.0f", 1), f(v[m, "bw" t, 1048576], "%.0f", 1), f(v[m, "msgrate" t, 8], "%.2f", 1e6) } }' "$med"
+done
 awk -F, '$1 == "median" && $2 == "floor" { v[$5] = $6 }
   END { if (1 in v) printf "  floor     %8.3f us with one reused cache line, %.3f us with a ring of 256 64-byte slots (no MPI, ring_floor.c)\n", v[1], v[256] }' "$med"
 echo

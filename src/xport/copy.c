@@ -7,6 +7,9 @@
  * loop is taken only when it is 30 % faster than memcpy's worst pair. memcpy's timing stops at the
  * first timing under that bar, so a CPU on the cliff pays for one or two slow copies (about 10 us
  * in all); a CPU without it about 5-10 us. No vendor or model table is consulted. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* clock_gettime when built alone with -std=c11 (side_by_side.sh) */
+#endif
 #include "xport/copy.h"
 
 #include <stdatomic.h>
