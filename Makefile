@@ -38,17 +38,26 @@ release-build:
 stress-long: build
 	tests/stress/long.sh $(BUILD)
 
-# libFuzzer on the GOAL text reader (fuzz/README.md): builds with clang into $(FUZZ_BUILD), runs for
-# FUZZ_SECONDS (CI: make fuzz FUZZ_SECONDS=30) from the committed seeds; new inputs go to
-# $(FUZZ_BUILD)/corpus, a crash to $(FUZZ_BUILD)/crash-* (and fails the target).
+# libFuzzer (fuzz/README.md), two targets built with clang into $(FUZZ_BUILD) and run one after the
+# other for FUZZ_SECONDS each (CI: make fuzz FUZZ_SECONDS=30) from the committed seeds: the GOAL text
+# reader (new inputs to $(FUZZ_BUILD)/corpus, a crash to $(FUZZ_BUILD)/crash-*) and the packets the
+# p2p progress engine parses (src/p2p/p2p.c over the real mailbox and flow control; new inputs to
+# $(FUZZ_BUILD)/corpus-p2p_wire, a crash to $(FUZZ_BUILD)/p2p_wire-crash-*). A crash fails the target.
+# P2P_FUZZ_AVOID names reported p2p findings the second target's peers step around (fuzz/README.md).
 FUZZ_SECONDS ?= 600
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
+P2P_FUZZ_AVOID ?=
+FUZZ_CFLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude
 FUZZ_SRC = fuzz/goal_text_fuzz.c src/goal/goal_text.c src/goal/goal_graph.c src/goal/goal_compile.c src/goal/goal_localop.c
+FUZZ_P2P_SRC = fuzz/p2p_wire_fuzz.c $(wildcard src/xport/*.c) $(wildcard src/fc/*.c)
+FUZZ_OPTS = -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1
 fuzz:
-	mkdir -p $(FUZZ_BUILD)/corpus
-	$(FUZZ_CC) -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude $(FUZZ_SRC) -o $(FUZZ_BUILD)/goal_text_fuzz
-	$(FUZZ_BUILD)/goal_text_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 -dict=fuzz/goal.dict -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus fuzz/corpus/goal_text
+	mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/corpus-p2p_wire
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRC) -o $(FUZZ_BUILD)/goal_text_fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_P2P_SRC) -o $(FUZZ_BUILD)/p2p_wire_fuzz
+	$(FUZZ_BUILD)/goal_text_fuzz $(FUZZ_OPTS) -max_len=65536 -dict=fuzz/goal.dict -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus fuzz/corpus/goal_text
+	UBSAN_OPTIONS=print_stacktrace=1 P2P_FUZZ_AVOID=$(P2P_FUZZ_AVOID) $(FUZZ_BUILD)/p2p_wire_fuzz $(FUZZ_OPTS) -max_len=4096 -artifact_prefix=$(FUZZ_BUILD)/p2p_wire- $(FUZZ_BUILD)/corpus-p2p_wire fuzz/corpus/p2p_wire
 
 bench: build
 	bench/side_by_side.sh $(BUILD)
