@@ -14,6 +14,15 @@
 
 static mpi_hreg_ent hreg_initial[HREG_INITIAL];
 mpi_hreg credo_hreg = {hreg_initial, HREG_INITIAL - 1, 0, 0};
+const void *credo_hreg_hit[HK_MSG + 1];
+
+/* obj's registration changes: no kind's last hit may name it any more. */
+static void hreg_forget_hit(const void *obj)
+{
+    for (int k = 0; k <= HK_MSG; k++)
+        if (credo_hreg_hit[k] == obj)
+            credo_hreg_hit[k] = NULL;
+}
 
 static void hreg_put(mpi_hreg_ent *tab, uintptr_t mask, uintptr_t key, uintptr_t kind)
 {
@@ -56,6 +65,7 @@ void mpi_handle_add(const void *obj, enum mpi_hkind kind)
     uintptr_t key = (uintptr_t)obj;
     if (key <= HREG_TOMB)
         return;
+    hreg_forget_hit(obj);
     mpi_hreg_ent *tab = credo_hreg.tab;
     uintptr_t mask = credo_hreg.mask;
     for (uintptr_t i = mpi_hreg_hash(key) & mask; tab[i].key != 0; i = (i + 1) & mask)
@@ -74,6 +84,7 @@ void mpi_handle_del(const void *obj)
     uintptr_t key = (uintptr_t)obj;
     if (key <= HREG_TOMB)
         return;
+    hreg_forget_hit(obj);
     mpi_hreg_ent *tab = credo_hreg.tab;
     uintptr_t mask = credo_hreg.mask;
     for (uintptr_t i = mpi_hreg_hash(key) & mask; tab[i].key != 0; i = (i + 1) & mask)

@@ -266,6 +266,11 @@ typedef struct mpi_hreg {
 } mpi_hreg;
 #define HREG_TOMB ((uintptr_t)1)
 extern mpi_hreg credo_hreg __attribute__((visibility("hidden")));
+/* The last object of each kind the registry said was live: a program passes the same communicator
+ * and datatype call after call, and this one compare spares the hash probe on the message path
+ * (8 B message rate). mpi_handle_add and mpi_handle_del clear an entry that names their object, so
+ * it never outlives the registration. Read and written under the big lock, like the registry. */
+extern const void *credo_hreg_hit[HK_MSG + 1] __attribute__((visibility("hidden")));
 
 static inline uintptr_t mpi_hreg_hash(uintptr_t key)
 {
@@ -275,12 +280,18 @@ static inline uintptr_t mpi_hreg_hash(uintptr_t key)
 /* 1 if obj is a live object of that kind (obj may be anything: nothing is read through it). */
 static inline int mpi_handle_live(const void *obj, enum mpi_hkind kind)
 {
+    if (likely(obj == credo_hreg_hit[kind]) && likely(obj != NULL))
+        return 1;
     uintptr_t key = (uintptr_t)obj;
     uintptr_t mask = __atomic_load_n(&credo_hreg.mask, __ATOMIC_ACQUIRE); /* mask, then table */
     const mpi_hreg_ent *tab = __atomic_load_n(&credo_hreg.tab, __ATOMIC_ACQUIRE);
     for (uintptr_t i = mpi_hreg_hash(key) & mask;; i = (i + 1) & mask) {
-        if (likely(tab[i].key == key))
-            return key > HREG_TOMB && tab[i].kind == (uintptr_t)kind;
+        if (likely(tab[i].key == key)) {
+            if (key <= HREG_TOMB || tab[i].kind != (uintptr_t)kind)
+                return 0;
+            credo_hreg_hit[kind] = obj;
+            return 1;
+        }
         if (tab[i].key == 0)
             return 0;
     }
