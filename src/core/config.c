@@ -38,7 +38,7 @@ const config_var credo_config_vars[] = {
      BOOL_ACCEPTS},
     {"CREDO_CMA_MIN", CONFIG_STRING, "auto",
      "smallest rendezvous message pulled with CMA, smaller ones use the pipelined shm copy (0 = CMA for all; "
-     "auto = CMA only when the sender is not waiting inside MPI, or 0 with CREDO_PROGRESS_THREAD=1)",
+     "auto = the copy only below 32 MiB while both sides wait inside MPI, or 0 with CREDO_PROGRESS_THREAD=1)",
      "auto or a size in bytes" SIZE_SUFFIXES},
     {"CREDO_COPY_CHUNK", CONFIG_SIZE, "131072", "chunk of the pipelined shm copy used when CMA is unavailable",
      "4k..64m bytes" SIZE_SUFFIXES},
@@ -78,6 +78,9 @@ const config_var credo_config_vars[] = {
     {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2", "1 or 2"},
     {NULL, 0, NULL, NULL, NULL},
 };
+
+/* CREDO_CMA_MIN=auto pulls messages of this size and more with CMA whoever waits (see below). */
+#define CMA_AUTO_MIN ((size_t)32 << 20)
 
 /* Accepted values of the CREDO_COLL_* settings, "auto" first. */
 static const struct {
@@ -287,9 +290,13 @@ int config_load(char *err, size_t errlen)
      * sender waits inside MPI (cma_auto; CMA for the others, src/p2p rndv_pull). But it
      * needs the sender's progress engine for every chunk; with a progress thread the application
      * asked for transfers that advance while it computes, and the receiver-only CMA pull overlapped
-     * better (1 MiB Iallreduce at np 2: 50-73 % against 39-62 %, docs/ARCHITECTURE.md). */
+     * better (1 MiB Iallreduce at np 2: 50-73 % against 39-62 %, docs/ARCHITECTURE.md). From
+     * 32 MiB on CMA all the same: the copy hands every 128 KiB chunk between two processes, so it
+     * is only fast while both have a core, and on a loaded machine it fell far behind (ping-pong at
+     * load 6-8: 64 MiB 25-112 ms against 23-24 with CMA, 256 MiB 127-449 against 64-68; a 2 GiB
+     * message took minutes in mpi.largecount); at 16 MiB the two were close. */
     if (cma_min_auto)
-        c.cma_min = c.progress_thread ? 0 : SIZE_MAX;
+        c.cma_min = c.progress_thread ? 0 : CMA_AUTO_MIN;
     c.cma_auto = cma_min_auto;
     if (c.slots_per_peer && c.slots_per_peer <= c.credit_slots && strcmp(c.fc, "none") != 0) {
         snprintf(err, errlen, "CREDO_SLOTS_PER_PEER=%u must exceed CREDO_CREDIT_SLOTS=%u", c.slots_per_peer,
