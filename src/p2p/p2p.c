@@ -392,7 +392,10 @@ static inline uint64_t prepush_bits(uint64_t u, uint64_t k)
 /* A FIN or cancel answer from rank src returns units u .. u + k - 1. */
 static void prepush_give_back(int src, uint64_t u, uint64_t k)
 {
-    if (u / 64 >= P.prepush_words || k == 0 || u % 64 + k > 64)
+    /* within the area (the last bitmap word may be only partly units) and all of them lent out: a
+     * unit given back twice would later be lent twice */
+    if (k == 0 || u >= P.self.pp_nunits || k > P.self.pp_nunits - u || u % 64 + k > 64 ||
+        (P.prepush_free[u / 64] & prepush_bits(u, k)))
         credo_abort(1, "protocol error: rank %d returned prepush units %llu+%llu", src, (unsigned long long)u,
                     (unsigned long long)k);
     P.prepush_free[u / 64] |= prepush_bits(u, k);
@@ -1142,9 +1145,18 @@ static int copy_taken_check(void)
  * Receive side: the mailbox poll */
 
 /* Delivers the first chunk of an eager message (kind EAGER) that starts at slot idx. */
+/* A sender writes one message's chunks before the next message's: a new message while one of the
+ * same sender is still being reassembled is a protocol error (its chunks would land in the other). */
+static inline void no_message_open(int src)
+{
+    if (__builtin_expect(P.rs[src].req || P.rs[src].ue, 0))
+        protocol_error(src, "new message before the end of its previous one", P.rs[src].remaining);
+}
+
 static void on_eager(int src, uint64_t idx, uint32_t ns)
 {
     mbox *mb = &P.self;
+    no_message_open(src);
     P.dq[src].rx_msgs++;
     mbox_msg_hdr mh;
     memcpy(&mh, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), sizeof mh);
@@ -1234,6 +1246,7 @@ static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
 static void on_rts(int src, uint64_t idx)
 {
     mbox *mb = &P.self;
+    no_message_open(src);
     P.dq[src].rx_msgs++;
     unsigned char *slot = mbox_slot(mb, idx);
     mbox_msg_hdr mh;
@@ -1300,8 +1313,8 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     switch (kind) {
     case MBOX_PKT_FIN: { /* a = our send request (or 0), b = first prepush unit + 1 (or 0), c = units */
         preq *s = w[0] ? req_from_handle(w[0], src) : NULL;
-        if (w[0] && (!s || s->state == PREQ_DONE))
-            protocol_error(src, "FIN for a send this rank does not have", w[0]);
+        if (w[0] && (!s || s->state != PREQ_SEND_WAIT_FIN || s->cancel_sent == CANCEL_OUT_FINISHED))
+            protocol_error(src, "FIN for a send of this rank that waits for none", w[0]);
         fc_release(src, 1);
         if (w[1])
             prepush_give_back(src, w[1] - 1, w[2]);
@@ -1314,13 +1327,15 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
         break;
     }
     case MBOX_PKT_CTS: { /* a = our send request, b = receiver request, c = bytes wanted */
+        preq *s = req_from_handle(w[0], src);
+        if (!s || s->state != PREQ_SEND_WAIT_FIN || s->cancel_sent == CANCEL_OUT_FINISHED || w[2] == 0 ||
+            w[2] > s->len)
+            protocol_error(src, "CTS for a send of this rank that waits for none, or longer than it", w[0]);
         fc_release(src, 1);
         copy_job *j = calloc(1, sizeof *j);
         if (!j)
             credo_abort(1, "out of memory starting a pipelined copy to rank %d", src);
-        j->sreq = req_from_handle(w[0], src);
-        if (!j->sreq || j->sreq->state != PREQ_SEND_WAIT_FIN)
-            protocol_error(src, "CTS for a send this rank does not have", w[0]);
+        j->sreq = s;
         j->sreq->state = PREQ_SEND_COPY; /* still counted in fin_wait: it waits for our COPY_ACKs */
         j->rreq = w[1];
         j->total = (size_t)w[2];
@@ -1388,7 +1403,8 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     case MBOX_PKT_CANCEL_ACK: { /* a = our send request, b = 1 if dropped, c = first prepush unit + 1, d = units */
         preq *s = req_from_handle(w[0], src);
         fc_release(src, 1);
-        if (!s || s->cancel_sent == CANCEL_NONE || s->state == PREQ_DONE)
+        if (!s || s->cancel_sent == CANCEL_NONE || s->state == PREQ_DONE ||
+            (w[1] && (s->state != PREQ_SEND_WAIT_FIN || s->cancel_sent == CANCEL_OUT_FINISHED)))
             credo_abort(1, "protocol error: cancel answer from rank %d for a request that asked none", src);
         int finished = s->cancel_sent == CANCEL_OUT_FINISHED; /* its FIN (or copy) came first */
         s->cancel_sent = CANCEL_NONE;
@@ -1438,7 +1454,7 @@ static int poll_mailbox(void)
         int src = h->src;
         uint8_t kind = h->kind;
         /* the two fields that index our tables (P.dq[src], the ring) are checked before any use */
-        if (__builtin_expect(src >= P.size || ns > mb->mask + 1, 0))
+        if (__builtin_expect(src >= P.size || src == P.rank || ns > mb->mask + 1, 0))
             protocol_error(src, "slot header naming a rank or a slot count out of range", ns);
         /* In a stream the next chunk is usually written already: start its miss now, overlapped with
          * handling this one, instead of after it. */
