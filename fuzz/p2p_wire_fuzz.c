@@ -277,8 +277,8 @@ typedef struct fz_slot {
 static fz_slot fz_reqs[FZ_NREQ];
 /* buffers of requests the program freed before they completed: MPI forbids reusing them until the
  * operation is over, which the program cannot see, so they live until the input ends */
-static unsigned char *fz_zombie[4 * FZ_NREQ + 64];
-static int fz_nzombie;
+static unsigned char **fz_zombie;
+static int fz_nzombie, fz_zombie_cap;
 static fz_rec *fz_recs[4 * FZ_NREQ + 64];
 static int fz_nrecs;
 static p2p_msg *fz_msgs[4];
@@ -799,10 +799,17 @@ static void fz_release(int k)
         return;
     int done = f->req->done;
     p2p_req_free(f->req);
-    if (done)
+    if (done) {
         free(f->buf);
-    else if (fz_nzombie < (int)(sizeof fz_zombie / sizeof fz_zombie[0]))
+    } else {
+        if (fz_nzombie == fz_zombie_cap) {
+            fz_zombie_cap = fz_zombie_cap ? 2 * fz_zombie_cap : 64;
+            fz_zombie = realloc(fz_zombie, (size_t)fz_zombie_cap * sizeof *fz_zombie);
+            if (!fz_zombie)
+                abort();
+        }
         fz_zombie[fz_nzombie++] = f->buf;
+    }
     *f = (fz_slot){0};
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of p2p_wire_fuzz (fuzz/corpus/p2p_wire/): one well-formed exchange per
 packet kind, in the input encoding of fuzz/p2p_wire_fuzz.c (configuration byte, then operations),
-and the inputs of its findings against src/p2p (fuzz/findings/p2p_wire/, fuzz/README.md), which
-fail the target until they are fixed. Run from anywhere: python3 fuzz/p2p_wire_seeds.py"""
+and, as fixed_*, the inputs of the target's findings against src/p2p (fuzz/README.md), which now
+end in protocol errors. Run from anywhere: python3 fuzz/p2p_wire_seeds.py"""
 import os
 
 # configuration byte: world (bits 0-1), CMA (bit 2), rendezvous path (bits 3-4: auto, CMA for all,
@@ -162,10 +162,16 @@ seeds = {
     'dynamic_three_ranks': bytes([W1 | CMA]) + recv(50, src=0xff, tag=0xff) + eager(50, src=2)
     + rts(20000, src=1, addr=b'\x01') + recv(20000, src=1) + PROGRESS,
     'blocking_recv_direct': bytes([W0]) + eager(30) + block(0, length=30) + PROGRESS,
-    'blocking_recv_spill': bytes([W3]) + eager(100, ns=2, tag=3) + eager(8, tag=3) + eager(8, tag=3)
+    'blocking_recv_spill': bytes([W3]) + eager(96, ns=2, tag=3) + eager(8, tag=3) + eager(8, tag=3)
     + block(0, length=8, yields=4),
     'blocking_send_rndv': bytes([W0 | CMA | CMA_ALL]) + block(1, length=5000),
     'blocking_wait_copy': bytes([W2 | COPY_ALL]) + send(12288) + block(2, peer=0),
+    # overlapping COPY_DATA chunks take the copy past its length; the takeover then asks for n - off
+    'copy_overlapping_chunks': bytes([W0 | CMA | AUTO]) + WAIT + peer_in_wait(1) + recv(8192) + rts(8192)
+    + PROGRESS + ctrl(COPY_DATA, crecv_id(), small(0), wlen(4096), small(0))
+    + ctrl(COPY_DATA, crecv_id(), small(0), wlen(3000), small(1))
+    + ctrl(COPY_DATA, crecv_id(), small(0), wlen(4096), small(0)) + PROGRESS
+    + peer_in_wait(0) + later(100) + PROGRESS + later(100) + PROGRESS,
     'defer_pull': bytes([W0 | CMA | CMA_ALL]) + bytes([0x0f]) + ln(4096) + rts(65536) + PROGRESS + recv(65536)
     + PROGRESS,
 }
@@ -206,9 +212,8 @@ findings = {
 }
 
 here = os.path.dirname(os.path.abspath(__file__))
-for sub, inputs in (('corpus', seeds), ('findings', findings)):
-    out = os.path.join(here, sub, 'p2p_wire')
-    os.makedirs(out, exist_ok=True)
-    for name, data in inputs.items():
-        with open(os.path.join(out, name), 'wb') as f:
-            f.write(data)
+out = os.path.join(here, 'corpus', 'p2p_wire')
+os.makedirs(out, exist_ok=True)
+for name, data in list(seeds.items()) + [('fixed_' + k, v) for k, v in findings.items()]:
+    with open(os.path.join(out, name), 'wb') as f:
+        f.write(data)
