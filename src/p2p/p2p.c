@@ -1365,7 +1365,8 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
          * that, or after we took the transfer over, and then we no longer copy from it (!c->r). */
         const unsigned char *stage = (const unsigned char *)P.peer[src].ctl + P.peer[src].ctl->staging_off;
         size_t half_bytes = (size_t)(P.peer[src].ctl->staging_bytes / 2);
-        if (w[3] > 1 || w[1] > c->n || w[2] > c->n - w[1] || w[2] > half_bytes)
+        /* chunks come in the order they were staged: each starts where the last one ended */
+        if (w[3] > 1 || w[1] != c->off || w[2] == 0 || w[2] > c->n - c->off || w[2] > half_bytes)
             credo_abort(1, "protocol error: pipelined-copy chunk of %llu bytes at %llu in half %llu from rank %d",
                         (unsigned long long)w[2], (unsigned long long)w[1], (unsigned long long)w[3], src);
         credo_copy(c->r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
