@@ -24,7 +24,7 @@ void mpi_status_empty(MPI_Status *st)
 }
 
 /* Status of a completed request without releasing it; returns its MPI error code. */
-static int req_status(p2p_req *r, MPI_Status *st)
+static inline __attribute__((always_inline)) int req_status(p2p_req *r, MPI_Status *st)
 {
     uint64_t f = r->upper_data[0];
     if (unlikely(f & REQ_F_PACKED))

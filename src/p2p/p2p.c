@@ -55,8 +55,10 @@ static inline void req_reset(preq *r, uint8_t kind)
     r->pregranted = 0;
 }
 
-/* A request the engine has never had: it gets the next id in the table for life. */
-static preq *req_new(void)
+/* A request the engine has never had: it gets the next id in the table for life. Out of line: it
+ * runs once per request the process ever holds at a time, and inlined it kept req_alloc itself from
+ * being inlined into the send and receive paths (about 30 instructions per message). */
+static __attribute__((noinline, cold)) preq *req_new(void)
 {
     if (P.req_tab_n == P.req_tab_cap) {
         uint32_t cap = P.req_tab_cap ? 2 * P.req_tab_cap : 256;
@@ -75,7 +77,7 @@ static preq *req_new(void)
     return r;
 }
 
-static preq *req_alloc(uint8_t kind)
+static inline __attribute__((always_inline)) preq *req_alloc(uint8_t kind)
 {
     preq *r = P.free_reqs;
     if (__builtin_expect(r != NULL, 1))
