@@ -623,10 +623,7 @@ static inline __attribute__((always_inline)) int write_one_slot(const void *buf,
     unsigned char *slot = mbox_slot(mb, idx);
     mbox_msg_hdr mh = {tag, ctx, (uint32_t)len, (uint16_t)piggy, 0};
     memcpy(slot + sizeof(mbox_slot_hdr), &mh, sizeof mh);
-    if (len <= 64)
-        mbox_copy_small(slot + FIRST_OFF, buf, len);
-    else
-        credo_copy(slot + FIRST_OFF, buf, len);
+    credo_copy(slot + FIRST_OFF, buf, len);
     mbox_fill_hdr(mb, idx, (uint16_t)P.rank, MBOX_PKT_EAGER, 1);
     mbox_publish(mb, idx);
     mbox_doorbell(mb);
@@ -2201,7 +2198,7 @@ static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t 
                 mh.len > mbox_chunk_bytes(mb, FIRST_OFF, ns))
                 return 0;
             if (ns == 1 && mh.len <= 64)
-                mbox_copy_small(buf, slot + FIRST_OFF, mh.len);
+                credo_copy_small(buf, slot + FIRST_OFF, mh.len);
             else
                 mbox_get_bytes(mb, idx, FIRST_OFF, buf, mh.len);
             P.in_poll = 1;

@@ -167,34 +167,6 @@ int mbox_create(mbox *mb, const char *name, uint32_t slot_size, uint32_t bound, 
 int mbox_attach(mbox *mb, const char *name, char *err, size_t errlen);
 void mbox_detach(mbox *mb);
 
-/* Copies n <= 64 bytes with at most four fixed-size moves that may overlap, instead of a call into
- * libc's memcpy (through the PLT and its size dispatch): an 8-byte message's whole copy is one load
- * and one store. The fixed-size memcpy calls compile to plain moves. */
-static inline void mbox_copy_small(void *restrict dst, const void *restrict src, size_t n)
-{
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-    if (n >= 16) {
-        if (n >= 32) {
-            memcpy(d, s, 32);
-            memcpy(d + n - 32, s + n - 32, 32);
-        } else {
-            memcpy(d, s, 16);
-            memcpy(d + n - 16, s + n - 16, 16);
-        }
-    } else if (n >= 8) {
-        memcpy(d, s, 8);
-        memcpy(d + n - 8, s + n - 8, 8);
-    } else if (n >= 4) {
-        memcpy(d, s, 4);
-        memcpy(d + n - 4, s + n - 4, 4);
-    } else if (n) {
-        d[0] = s[0];
-        d[n - 1] = s[n - 1];
-        d[n / 2] = s[n / 2];
-    }
-}
-
 static inline unsigned char *mbox_slot(const mbox *mb, uint64_t idx)
 {
     return mb->slots + ((size_t)(idx & mb->mask) << mb->slot_shift);

@@ -26,7 +26,7 @@ static void test_copy_small_exact(void **unused)
         for (size_t so = 0; so < 8; so++)
             for (size_t doff = 0; doff < 8; doff++) {
                 memset(dst, GUARD, sizeof dst);
-                mbox_copy_small(dst + 8 + doff, src + so, n);
+                credo_copy_small(dst + 8 + doff, src + so, n);
                 for (size_t i = 0; i < sizeof dst; i++) {
                     int inside = i >= 8 + doff && i < 8 + doff + n;
                     unsigned char want = inside ? src[so + (i - 8 - doff)] : GUARD;
