@@ -235,7 +235,7 @@ static const struct {
 
 /* A decimal number of digits only, at most max: 0 with *out and *end (the first non-digit), or -1
  * (no digit, or above max). */
-static int parse_dec(const char *s, const char **end, unsigned long long max, unsigned long long *out)
+int sim_parse_dec(const char *s, const char **end, unsigned long long max, unsigned long long *out)
 {
     unsigned long long v = 0;
     const char *p = s;
@@ -282,7 +282,7 @@ int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *
     if (colon) {
         const char *a = colon + 1, *end;
         if (pats[idx].needs_bytes) {
-            if (parse_dec(a, &end, SIM_PATTERN_MAX_BYTES, &bytes) != 0 || (*end && *end != ':')) {
+            if (sim_parse_dec(a, &end, SIM_PATTERN_MAX_BYTES, &bytes) != 0 || (*end && *end != ':')) {
                 snprintf(err, errlen, "--pattern %s: expected %s:BYTES[:ITERS] with BYTES an integer 0 .. %llu, got '%.*s'",
                          spec, name, SIM_PATTERN_MAX_BYTES, (int)strcspn(a, ":"), a);
                 return -1;
@@ -295,7 +295,7 @@ int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *
         }
         if (*a) {
             uint64_t max_iters = nranks ? (UINT32_MAX - 1) / nranks : 1;
-            if (parse_dec(a, &end, max_iters, &iters) != 0 || *end || iters == 0) {
+            if (sim_parse_dec(a, &end, max_iters, &iters) != 0 || *end || iters == 0) {
                 snprintf(err, errlen, "--pattern %s: expected a positive iteration count 1 .. %llu (at %u ranks) after '%.*s', got '%s'",
                          spec, (unsigned long long)max_iters, nranks, (int)(a - spec), spec, a);
                 return -1;

@@ -23,6 +23,11 @@
  * a sign, a blank or anything after the number is refused with a message naming the spec. */
 #define SIM_PATTERN_MAX_BYTES (1ull << 40)
 int sim_pattern_build(const char *spec, uint32_t nranks, sim_sched **out, char *err, size_t errlen);
+
+/* A decimal number of digits only (no sign, blank or '+'), at most max: 0 with *out and *end (the
+ * first non-digit), or -1 (no digit, or above max). Shared by the pattern specs and credosim's
+ * option parser. */
+int sim_parse_dec(const char *s, const char **end, unsigned long long max, unsigned long long *out);
 /* The coll: patterns alone. BYTES = count of one-byte elements (per peer for alltoall, per rank
  * for gather/scatter/allgather), root 0, commutative reductions; ALG as CREDO_COLL_<NAME> takes
  * it, default: src/coll's table. Local operations and reductions cost 0 ns. */

@@ -48,15 +48,9 @@ static void usage(FILE *f)
  * and '+'), within [min, max]; anything else gets one line naming the option and the range. */
 static int digits_u64(const char *s, uint64_t max, uint64_t *out, const char **end)
 {
-    uint64_t v = 0;
-    const char *p = s;
-    while (*p >= '0' && *p <= '9') {
-        unsigned d = (unsigned)(*p++ - '0');
-        if (d > max || v > (max - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (p == s)
+    const char *p;
+    unsigned long long v;
+    if (sim_parse_dec(s, &p, max, &v) != 0)
         return -1;
     *out = v;
     if (end)
