@@ -2,7 +2,12 @@
 # side_by_side.sh — builds credo's plain-MPI benchmarks with credo, Open MPI and MPICH, runs them
 # interleaved, and prints per-size medians side by side; raw and median numbers go to a CSV.
 #
-# usage: bench/side_by_side.sh [--offset LIST] [--sweep] [credo-build-dir]
+# usage: bench/side_by_side.sh [--net] [--offset LIST] [--sweep] [credo-build-dir]
+#   --net          network mode: every MPI over TCP on the loopback interface instead of shared memory,
+#                  the same benchmarks and tables. credo: CREDO_XPORT=ofi FI_PROVIDER="tcp;ofi_rxm"
+#                  FI_TCP_IFACE=lo (a probe, xport_probe.c, must report the ofi transport, else the column
+#                  reads "n/a (why)"); Open MPI: --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include
+#                  lo; MPICH (ch4:ucx): UCX_TLS=tcp,self UCX_NET_DEVICES=lo. Offsets default to 16 only.
 #   --offset LIST  buffer offsets from a page, e.g. 16 or 0,8,16,48 (default 16,0): every benchmark runs
 #                  at each, in the same interleaved rounds, and gets one table per offset. 16 is where
 #                  malloc puts a large block (what applications see); 0 is page-aligned, as OSU does.
@@ -22,18 +27,23 @@
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-offsets=16,0
+offsets=""
 sweep=0
+net=0
 sweep_offsets=${SWEEP_OFFSETS:-0,1,8,16,24,32,48,63}
 while [ $# -gt 0 ]; do
   case $1 in
     --offset) offsets=${2:?--offset needs a list}; shift 2 ;;
     --offset=*) offsets=${1#--offset=}; shift ;;
     --sweep) sweep=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --net) net=1; shift ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
+[ "$net" = 1 ] && [ "$sweep" = 1 ] && { echo "side_by_side: --sweep measures copies in shared memory; not with --net" >&2; exit 2; }
+# Alignment matters to the copies of shared memory; over TCP the kernel copies, so one offset will do.
+[ -z "$offsets" ] && { [ "$net" = 1 ] && offsets=16 || offsets=16,0; }
 case $offsets in *[!0-9,]*|'') echo "side_by_side: --offset wants numbers separated by commas" >&2; exit 2 ;; esac
 offset_list=$(echo "$offsets" | tr , ' ')
 noffsets=$(echo $offset_list | wc -w)
@@ -82,36 +92,64 @@ note() { echo "side_by_side: $*" >&2; }
 # The copy speed of an alignment depends on the CPU and the C library (issue 32): record both.
 cpu=$(awk -F': ' '/^model name/{m=$2} /^cpu family/{f=$2} /^model\t/{o=$2} /^$/{exit} END{printf "%s, family %s model %s", m, f, o}' /proc/cpuinfo 2>/dev/null)
 libc=$(getconf GNU_LIBC_VERSION 2>/dev/null || echo "libc unknown")
+# Network mode: the libraries under the TCP paths (fi_info is in libfabric-bin, ucx_info in ucx-utils).
+libfabric=""; ucx=""
+if [ "$net" = 1 ]; then
+  libfabric=$(fi_info --version 2>/dev/null | awk '/^libfabric:/{print "libfabric " $2}')
+  [ -z "$libfabric" ] && libfabric=$(dpkg-query -W -f='libfabric ${Version}' libfabric1 2>/dev/null || echo "libfabric unknown")
+  ucx=$(ucx_info -v 2>/dev/null | awk '/Library version:/{print "UCX " $NF}')
+  [ -z "$ucx" ] && ucx=$(dpkg-query -W -f='UCX ${Version}' libucx0 2>/dev/null || echo "UCX unknown")
+fi
+
+# Network mode: each MPI's launcher prefix restricting it to TCP over the loopback interface (never
+# eth0: benchmark traffic stays on this machine). Shared-memory mode: nothing.
+net_credo=""; net_ompi=""; net_mpich=""
+if [ "$net" = 1 ]; then
+  net_credo="env CREDO_XPORT=ofi FI_PROVIDER=tcp;ofi_rxm FI_TCP_IFACE=lo"
+  # Debian's Open MPI defaults to ob1 already (pml ^ucx); say so, so a site default cannot pick ucx.
+  net_ompi="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
+  # Debian's MPICH is ch4:ucx; without sysv/posix/cma in UCX_TLS only TCP can carry rank to rank.
+  net_mpich="env UCX_TLS=tcp,self UCX_NET_DEVICES=lo"
+fi
+mode_line() { # mpi: how it was told to communicate
+  if [ "$net" = 1 ]; then
+    case $1 in
+      credo|base) echo "CREDO_XPORT=ofi FI_PROVIDER=tcp;ofi_rxm FI_TCP_IFACE=lo" ;;
+      ompi) echo "$net_ompi" ;;
+      mpich) echo "${net_mpich#env }" ;;
+    esac
+  else echo "default (shared memory)"; fi
+}
 
 # --- build -------------------------------------------------------------------------------------------
 # Each MPI gets its own folder; a missing compiler or launcher, or a failed build, leaves the MPI out and
-# its column reads "n/a".
-declare -A avail launch meta
+# its column reads "n/a" (with the reason when there is one).
+declare -A avail launch meta why
 for m in $mpis; do
   case $m in
     credo)
       if [ -z "$credo_build" ]; then note "credo: no build dir given, column will be n/a"; continue; fi
       cc="$credo_build/bin/mpicc"; run="$credo_build/bin/credorun"
       if [ ! -x "$cc" ] || [ ! -x "$run" ]; then note "credo: $cc or $run missing, column will be n/a"; continue; fi
-      launch[credo]="$run -n 2 ${CREDORUN_ARGS:-}"
+      launch[credo]="${net_credo:+$net_credo }$run -n 2 ${CREDORUN_ARGS:-}"
       meta[credo]="credo $(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown) credorun args: ${CREDORUN_ARGS:-none}" ;;
     base)
       if [ -z "$base_build" ]; then note "base: CREDO_BASE not set, column will be n/a"; continue; fi
       cc="$base_build/bin/mpicc"; run="$base_build/bin/credorun"
       if [ ! -x "$cc" ] || [ ! -x "$run" ]; then note "base: $cc or $run missing, column will be n/a"; continue; fi
-      launch[base]="$run -n 2 ${CREDORUN_ARGS:-}"
+      launch[base]="${net_credo:+$net_credo }$run -n 2 ${CREDORUN_ARGS:-}"
       meta[base]="credo $(git -C "$base_build" describe --always --dirty 2>/dev/null || echo unknown) (base)" ;;
     ompi)
       cc=mpicc.openmpi; run=mpirun.openmpi
       if ! command -v $cc >/dev/null || ! command -v $run >/dev/null; then note "Open MPI not installed, skipped"; continue; fi
       # oob over lo: otherwise mpirun advertises the external interface for its own wire-up.
-      launch[ompi]="env OMPI_MCA_oob_tcp_if_include=lo $run --allow-run-as-root -np 2 --bind-to core ${OMPI_RUN_ARGS:-}"
+      launch[ompi]="env OMPI_MCA_oob_tcp_if_include=lo $run --allow-run-as-root -np 2 --bind-to core ${net_ompi:+$net_ompi }${OMPI_RUN_ARGS:-}"
       meta[ompi]="$($run --version 2>/dev/null | head -1)${OMPI_RUN_ARGS:+ $OMPI_RUN_ARGS}" ;;
     mpich)
       cc=mpicc.mpich; run=mpiexec.mpich
       if ! command -v $cc >/dev/null || ! command -v $run >/dev/null; then note "MPICH not installed, skipped"; continue; fi
       # hydra does not bind by default; bind like the others so all three see the same placement.
-      launch[mpich]="$run -n 2 -bind-to core ${MPICH_RUN_ARGS:-}"
+      launch[mpich]="${net_mpich:+$net_mpich }$run -n 2 -bind-to core ${MPICH_RUN_ARGS:-}"
       meta[mpich]="MPICH $($run --version 2>/dev/null | awk '/Version:/{print $2; exit}')${MPICH_RUN_ARGS:+ $MPICH_RUN_ARGS}" ;;
     *) note "unknown MPI '$m' in MPIS"; continue ;;
   esac
@@ -122,14 +160,33 @@ for m in $mpis; do
       note "$m: building $b failed:"; head -5 "$work/$m/$b.build.log" >&2; ok=0
     fi
   done
-  [ $ok = 1 ] && avail[$m]=1 || note "$m: column will be n/a"
+  # Network mode: credo must really run over its network transport. A credo without CREDO_XPORT=ofi
+  # (or without libfabric) would otherwise fail every launch, or quietly run over shared memory.
+  if [ $ok = 1 ] && [ "$net" = 1 ] && { [ $m = credo ] || [ $m = base ]; }; then
+    if ! $cc $cflags "$here/xport_probe.c" -o "$work/$m/xport_probe" 2>"$work/$m/xport_probe.build.log"; then
+      why[$m]="no credo_peer_transport in this libcredo, so no CREDO_XPORT=ofi: $(grep -m1 -E 'error|undefined' "$work/$m/xport_probe.build.log" | cut -c1-120)"
+      ok=0
+    else
+      probe=$(cd "$work/$m" && timeout -k 5 60 ${launch[$m]} ./xport_probe 2>"$work/$m/xport_probe.err")
+      rc=$?
+      if [ $rc != 0 ]; then
+        why[$m]="the probe run failed ($rc): $(grep -m1 -v '^[[:space:]]*$' "$work/$m/xport_probe.err" | cut -c1-160)"
+        ok=0
+      elif [ "$probe" != "transport ofi" ]; then
+        why[$m]="the probe reports '${probe:-nothing}' between ranks 0 and 1, not ofi"
+        ok=0
+      fi
+    fi
+  fi
+  [ $ok = 1 ] && avail[$m]=1 || note "$m: column will be n/a${why[$m]:+ (${why[$m]})}"
 done
 active=""
 for m in $mpis; do [ -n "${avail[$m]:-}" ] && active="$active $m"; done
 # The hardware floor the ping-pong is read against: no MPI, two processes handing a 64-byte slot back and
 # forth on one reused cache line and on a 256-slot ring like credo's mailbox at 2 ranks (ring_floor.c).
+# (Shared-memory mode only: it says nothing about TCP.)
 floor_bin=""
-if [[ " $benches " == *" pingpong "* ]] && command -v cc >/dev/null &&
+if [ "$net" = 0 ] && [[ " $benches " == *" pingpong "* ]] && command -v cc >/dev/null &&
    cc $cflags "$here/ring_floor.c" -o "$work/ring_floor" 2>"$work/ring_floor.build.log"; then
   floor_bin="$work/ring_floor"
 fi
@@ -148,7 +205,7 @@ fi
 # Round-robin: for each run, each benchmark at each offset is run by credo, Open MPI, MPICH in turn, so
 # slow drifts of the machine (other tenants, thermal, page cache) hit all three alike instead of biasing
 # one column.
-declare -A dead fails launches
+declare -A dead fails launches firsterr
 for r in $(seq 1 "$runs"); do
   for b in $benches; do
     for off in $offset_list; do
@@ -166,6 +223,7 @@ for r in $(seq 1 "$runs"); do
       awk -F, -v m="$m" -v r="$r" -v tag="$tag" 'NF == 4 && $1 !~ /^#/ && $2 ~ /^[0-9]+$/ {print "raw," m "," r "," $1 tag "," $2 "," $3 "," $4}' "$out" >>"$raw"
       if [ $rc != 0 ]; then
         fails[$m]=$(( ${fails[$m]:-0} + 1 ))
+        [ -z "${firsterr[$m]:-}" ] && firsterr[$m]="$b: $( { grep -m1 -v '^[[:space:]]*$' "$err" || echo "exit status $rc"; } | cut -c1-160)"
         note "$m $b run $r exited with $rc; last lines of its stderr:"; tail -5 "$err" >&2
         # A timeout would cost the same minutes every run, so give up on that pair; a crash is cheap
         # to retry and may be intermittent.
@@ -180,6 +238,8 @@ for r in $(seq 1 "$runs"); do
     fi
   done
 done
+
+load_end=$(cut -d" " -f1 /proc/loadavg 2>/dev/null || echo "?")
 
 # --- medians -----------------------------------------------------------------------------------------
 # Sort by mpi, metric, size, value; then each group's middle value (mean of the two middle ones for an
@@ -204,8 +264,16 @@ awk -F, '{print $2 "," $4 "," $5 "," $6 "," $7}' "$raw" | sort -t, -k1,1 -k2,2 -
   echo "meta,all,,loadavg_at_start,,$load,"
   echo "meta,all,,cpu,,\"$cpu\","
   echo "meta,all,,libc,,$libc,"
+  echo "meta,all,,mode,,$([ "$net" = 1 ] && echo net || echo shm),"
+  [ "$net" = 1 ] && echo "meta,all,,libfabric,,\"$libfabric\"," && echo "meta,all,,ucx,,\"$ucx\","
+  echo "meta,all,,loadavg_at_end,,$load_end,"
   echo "meta,all,,offsets,,\"$([ "$sweep" = 1 ] && echo "sweep $sweep_offsets" || echo "$offsets")\","
-  for m in $active; do echo "meta,$m,,version,,\"${meta[$m]}\","; echo "meta,$m,,failed_launches,,${fails[$m]:-0},"; done
+  for m in $active; do echo "meta,$m,,version,,\"${meta[$m]}\","; echo "meta,$m,,transport,,\"$(mode_line $m)\","
+                      echo "meta,$m,,failed_launches,,${fails[$m]:-0},"; done
+  for m in $mpis; do
+    [ -n "${avail[$m]:-}" ] && continue
+    w=${why[$m]:-not built}; echo "meta,$m,,not_run,,\"${w//\"/\'}\","
+  done
   cat "$raw" "$med"
 } >"$csv"
 
@@ -238,15 +306,23 @@ table() { # metric title format scale better
 
 echo
 echo "credo side-by-side: median of $runs interleaved runs ($(date '+%F %T'))"
-echo "  load average at start: $load on $ncpu CPUs (above about $((ncpu - 1)) the numbers are unreliable)"
+echo "  load average at start: $load, at end: $load_end on $ncpu CPUs (above about $((ncpu - 1)) the numbers are unreliable)"
 echo "  cpu: $cpu; $libc"
+if [ "$net" = 1 ]; then echo "  NETWORK MODE: every MPI over TCP on lo (loopback), no shared memory between the ranks; $libfabric; $ucx"
+else echo "  shared-memory mode: each MPI's default on-node path"; fi
 if [ "$sweep" = 1 ]; then echo "  alignment sweep: send and receive buffers at every pair of page + {$sweep_offsets}"
 else echo "  buffers at page + {$offsets} (16: where malloc puts large blocks; 0: page-aligned, as OSU)"; fi
 for m in $active; do
   f=${fails[$m]:-0}; [ "$f" = 0 ] && f="" || f=" -- $f of ${launches[$m]:-0} launches FAILED (see messages above)"
-  echo "  $(label $m): ${meta[$m]}$f"
+  # Every launch failed: the column is empty; say why instead of pointing at the messages.
+  if [ "${fails[$m]:-0}" -gt 0 ] && [ "${fails[$m]:-0}" = "${launches[$m]:-0}" ]; then
+    echo "  $(label $m): n/a (every launch failed; first: ${firsterr[$m]:-?})"
+  else
+    echo "  $(label $m): ${meta[$m]}$f"
+  fi
+  [ "$net" = 1 ] && echo "      over: $(mode_line $m)"
 done
-for m in $mpis; do [ -z "${avail[$m]:-}" ] && echo "  $(label $m): n/a (not built)"; done
+for m in $mpis; do [ -z "${avail[$m]:-}" ] && echo "  $(label $m): n/a (${why[$m]:-not built})"; done
 # The sweep: per metric and size, each MPI's median over the offset pairs, its worst pair and its
 # page-aligned pair (medians over the runs first).
 sweep_table() { # metric title better(<: lower is better)
@@ -321,5 +397,11 @@ awk -F, -v act="$active" -v t="$tag" '$1 == "median" { v[$2, $4, $5] = $6 }
 done
 awk -F, '$1 == "median" && $2 == "floor" { v[$5] = $6 }
   END { if (1 in v) printf "  floor     %8.3f us with one reused cache line, %.3f us with a ring of 256 64-byte slots (no MPI, ring_floor.c)\n", v[1], v[256] }' "$med"
+# Network mode: TCP over loopback costs several microseconds per message here (about 10 us half round
+# trip for Open MPI and MPICH); an 8 B latency under 2 us means the bytes did not cross a socket.
+if [ "$net" = 1 ]; then
+  awk -F, '$1 == "median" && $4 ~ /^latency(@|$)/ && $5 == 8 && $6 + 0 < 2 {
+             printf "  WARNING: %s 8 B latency %.3f us (%s) is shared-memory speed: probably not over TCP\n", $2, $6, $4 }' "$med"
+fi
 echo
 echo "raw and median numbers: $csv"
