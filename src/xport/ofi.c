@@ -493,6 +493,35 @@ static int mr_cache_policy(const char *prov)
     return 0;
 }
 
+/* rxm sends a message larger than its eager limit (16 KiB by default) by rendezvous, and then
+ * completes it after smaller messages sent later (seen in multi-receive buffers: a 45 KiB packet
+ * completing after the 9 KiB one behind it). Per-destination order holds only if every packet goes
+ * eager, so the limit is raised to max_packet. libfabric reads the variable when rxm initializes,
+ * at the process's first fi_getinfo; a limit the user set below max_packet is refused instead. */
+static int rxm_eager_limit(char *err, size_t errlen)
+{
+    const char *names[] = {"FI_OFI_RXM_EAGER_LIMIT", "FI_OFI_RXM_BUFFER_SIZE"};
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v) {
+            char *end;
+            unsigned long long lim = strtoull(v, &end, 0);
+            if (*end || lim < g.p.max_packet) {
+                seterr(err, errlen, "ofi: %s=%s is below the largest packet (%zu B): packets would lose their order",
+                       names[i], v, g.p.max_packet);
+                return -EINVAL;
+            }
+            return 0;
+        }
+    }
+    if (g.p.max_packet > 16384) {
+        char v[32];
+        snprintf(v, sizeof v, "%zu", g.p.max_packet);
+        setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+    }
+    return 0;
+}
+
 int xofi_open(const xofi_params *p, char *err, size_t errlen)
 {
     if (g.open) {
@@ -503,6 +532,7 @@ int xofi_open(const xofi_params *p, char *err, size_t errlen)
         seterr(err, errlen, "ofi: bad parameters");
         return -EINVAL;
     }
+    int rc0;
     memset(&g.st, 0, sizeof g.st);
     g.p = *p;
     if (g.p.inflight_bytes == 0)
@@ -512,6 +542,10 @@ int xofi_open(const xofi_params *p, char *err, size_t errlen)
     g.wait_fd = -1;
     g.open = 1; /* from here on xofi_close undoes whatever was made */
 
+    if ((rc0 = rxm_eager_limit(err, errlen)) != 0) {
+        xofi_close();
+        return rc0;
+    }
     struct fi_info *hints = make_hints();
     if (!hints) {
         seterr(err, errlen, "ofi: out of memory");

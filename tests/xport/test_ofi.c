@@ -165,6 +165,9 @@ static void run_pair(size_t inflight, size_t max_packet, role_fn role0, role_fn 
 
 #define A_COUNT 10000
 #define A_MAXPKT 8192
+static int g_count = A_COUNT;        /* test (a)'s packets ... */
+static size_t g_maxpkt = A_MAXPKT;   /* ... and their largest size */
+static int g_pings = 1000;           /* ping-pong round trips after them */
 
 typedef struct {
     uint64_t stream;     /* the receiver's copy of the sender's PRNG */
@@ -178,11 +181,11 @@ static void rx_verify(const void *pkt, size_t len, void *arg)
 {
     rx_state *s = arg;
     /* data first, then acks (a 1-byte data packet may well be 0xAC) */
-    if (s->acks_only || s->got >= A_COUNT) {
+    if (s->acks_only || s->got >= g_count) {
         s->ack++;
         return;
     }
-    size_t n = 1 + rnd(&s->stream) % A_MAXPKT;
+    size_t n = 1 + rnd(&s->stream) % g_maxpkt;
     fill(s->want, n, &s->stream);
     if (n != len || memcmp(pkt, s->want, n) != 0) {
         if (!s->bad)
@@ -215,11 +218,11 @@ static int send_ack(void)
 static int a_sender(int sock)
 {
     uint64_t s = g_seed;
-    unsigned char *pkt = malloc(A_MAXPKT);
+    unsigned char *pkt = malloc(g_maxpkt);
     rx_state st = {.acks_only = 1};
     uint64_t t0 = now_ns(), bytes = 0;
-    for (int i = 0; i < A_COUNT; i++) {
-        size_t n = 1 + rnd(&s) % A_MAXPKT;
+    for (int i = 0; i < g_count; i++) {
+        size_t n = 1 + rnd(&s) % g_maxpkt;
         fill(pkt, n, &s);
         int rc = xofi_send(1, pkt, n);
         CHECK(rc == 0, "send %d: %d", i, rc);
@@ -231,12 +234,12 @@ static int a_sender(int sock)
     double dt = (double)(now_ns() - t0) / 1e9;
     xofi_stats x;
     xofi_get_stats(&x);
-    CHECK(x.packets_sent == A_COUNT + 0, "packets_sent %llu", (unsigned long long)x.packets_sent);
-    printf("ofi (%s): %d packets, %.1f MB in %.3f s: %.0f packets/s, %.0f MB/s; %llu sends queued\n",
-           xofi_provider_name(), A_COUNT, bytes / 1e6, dt, A_COUNT / dt, bytes / 1e6 / dt,
+    CHECK(x.packets_sent == (uint64_t)g_count, "packets_sent %llu", (unsigned long long)x.packets_sent);
+    printf("ofi (%s): %d packets up to %zu B, %.1f MB in %.3f s: %.0f packets/s, %.0f MB/s; %llu sends queued\n",
+           xofi_provider_name(), g_count, g_maxpkt, bytes / 1e6, dt, g_count / dt, bytes / 1e6 / dt,
            (unsigned long long)x.sends_queued);
     /* ping-pong: 8 B each way */
-    const int iters = 2000;
+    const int iters = g_pings;
     t0 = now_ns();
     for (int i = 0; i < iters; i++) {
         CHECK(send_ack() == 0, "ping");
@@ -251,22 +254,22 @@ static int a_sender(int sock)
 
 static int a_receiver(int sock)
 {
-    rx_state st = {.stream = g_seed, .want = malloc(A_MAXPKT)};
+    rx_state st = {.stream = g_seed, .want = malloc(g_maxpkt)};
     uint64_t t0 = now_ns();
-    while (st.got < A_COUNT) {
+    while (st.got < g_count) {
         int rc = xofi_progress(64, rx_verify, NULL, &st);
         CHECK(rc >= 0, "progress %d", rc);
-        CHECK(now_ns() - t0 < 15000000000ull, "only %ld of %d packets in 15 s", st.got, A_COUNT);
+        CHECK(now_ns() - t0 < 15000000000ull, "only %ld of %d packets in 15 s", st.got, g_count);
     }
     CHECK(st.bad == 0, "%ld packets wrong (seed %llu)", st.bad, (unsigned long long)g_seed);
     CHECK(send_ack() == 0, "ack");
-    for (int i = 0; i < 2000; i++) {
+    for (int i = 0; i < g_pings; i++) {
         CHECK(wait_ack(&st, 1 + i, 5) == 0, "ping %d", i);
         CHECK(send_ack() == 0, "pong");
     }
     xofi_stats x;
     xofi_get_stats(&x);
-    CHECK(x.packets_received == A_COUNT + 2000, "packets_received %llu", (unsigned long long)x.packets_received);
+    CHECK(x.packets_received == (uint64_t)g_count + (uint64_t)g_pings, "packets_received %llu", (unsigned long long)x.packets_received);
     CHECK(x.rx_reposts > 0, "40 MB through %llu B buffers without a repost", (unsigned long long)x.rx_capacity);
     /* let the last pong leave before the endpoint closes */
     for (int i = 0; i < 100; i++)
@@ -282,6 +285,23 @@ static void test_packets_in_order(void **unused)
     (void)unused;
     int st[2];
     run_pair(0, A_MAXPKT, a_sender, a_receiver, st);
+    assert_int_equal(st[0], 0);
+    assert_int_equal(st[1], 0);
+}
+
+/* Packets above rxm's default eager limit (16 KiB): rendezvous would complete them out of order,
+ * so xofi_open raises the limit to max_packet (ofi.c, rxm_eager_limit). */
+static void test_large_packets_in_order(void **unused)
+{
+    (void)unused;
+    int st[2];
+    g_count = 1500;
+    g_maxpkt = 65536;
+    g_pings = 100;
+    run_pair(0, g_maxpkt, a_sender, a_receiver, st);
+    g_count = A_COUNT;
+    g_maxpkt = A_MAXPKT;
+    g_pings = 1000;
     assert_int_equal(st[0], 0);
     assert_int_equal(st[1], 0);
 }
@@ -735,6 +755,25 @@ static int e_survivor(int sock)
            xofi_last_error());
     CHECK(after < 5000, "error only %.0f ms after the peer died", after);
     CHECK(strstr(xofi_last_error(), "rank 1") != NULL, "the error does not name the peer");
+    /* A read from the dead peer fails too: at the call, or through on_read, not by hanging. */
+    static unsigned char local[4096];
+    xofi_mr *mr;
+    CHECK(xofi_mr_get(local, sizeof local, &mr, NULL, NULL) == 0, "mr_get");
+    c_read rd = {0, 0};
+    uint64_t t1 = now_ns();
+    int r;
+    while ((r = xofi_read(1, local, sizeof local, mr, 0, 1, &rd)) == -EAGAIN) {
+        xofi_progress(0, count_rx, c_on_read, NULL);
+        CHECK(now_ns() - t1 < 5000000000ull, "read to a dead peer: -EAGAIN for 5 s");
+    }
+    while (r == 0 && !rd.done) {
+        xofi_progress(0, count_rx, c_on_read, NULL);
+        CHECK(now_ns() - t1 < 5000000000ull, "read to a dead peer: no completion in 5 s");
+    }
+    printf("ofi dead peer (%s): read %s after %.1f ms: %s\n", xofi_provider_name(),
+           r ? "refused" : "failed", (now_ns() - t1) / 1e6, xofi_last_error());
+    CHECK(r < 0 || rd.failed < 0, "a read from a dead peer succeeded");
+    xofi_mr_put(mr);
     return 0;
 }
 
@@ -767,7 +806,7 @@ static void test_dead_peer_errors(void **unused)
 static int f_cards(void)
 {
     g_rank = 0;
-    char err[512], card[1024], bad[1024];
+    char err[512], card[1024], bad[1100];
     xofi_params p = {.rank = 0, .size = 4, .inflight_bytes = 1 << 16, .max_packet = 1024};
     CHECK(xofi_open(&p, err, sizeof err) == 0, "open: %s", err);
     CHECK(xofi_card(card, sizeof card) == 0, "card");
@@ -867,6 +906,7 @@ int main(void)
         cmocka_unit_test(test_bad_cards),
         cmocka_unit_test(test_unknown_provider),
         cmocka_unit_test(test_packets_in_order),
+        cmocka_unit_test(test_large_packets_in_order),
         cmocka_unit_test(test_flood_under_credits),
         cmocka_unit_test(test_flood_unbounded_is_seen),
         cmocka_unit_test(test_rma_reads_and_cache),
