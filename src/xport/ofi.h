@@ -30,7 +30,7 @@ typedef struct xofi_stats {
     uint64_t rx_reposts;         /* multi-receive buffers handed back to the provider */
     /* Times the provider may have been left with no receive buffer posted (must stay 0 under
      * credits): a buffer released while none other was posted, or a backlog (below) that grew past
-     * what the other buffers hold, which a dry spell always causes (the proof is in ofi.c). */
+     * what the other buffers hold, which a dry spell always causes (docs/OFI.md, Counters). */
     uint64_t rx_dry;
     /* Most received-but-not-consumed bytes at once, as the transport can see them: packet bytes
      * taken from the completion queue since it was last found empty (an upper bound). */
@@ -60,8 +60,11 @@ typedef void (*xofi_rx_fn)(const void *pkt, size_t len, void *arg);
 /* A read posted with xofi_read completed (status 0) or failed (negative: the peer is gone). */
 typedef void (*xofi_read_fn)(void *ctx, int status, void *arg);
 /* Drives the provider, hands out at most budget received packets and read completions (budget <= 0:
- * no bound) in arrival order, and sends what xofi_send queued. Returns events handled, negative on a
- * fatal error (a send or receive failed: the peer is gone; xofi_last_error() names its rank). */
+ * no bound) in arrival order, and sends what xofi_send queued. on_rx NULL drops what arrives (only
+ * for draining at finalize). Returns events handled (packets, reads, send completions, queued sends
+ * posted), at least 1 while a copied send is queued or not yet complete (so "while > 0" drains the
+ * sends; an injected packet of up to the inject size leaves the provider during that call), negative
+ * on a fatal error (a send or receive failed: the peer is gone; xofi_last_error() names its rank). */
 int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg);
 
 /* Registration cache: a registration of [buf, buf + len) for remote reads (sender side) or as a
