@@ -420,13 +420,16 @@ static int complete_err(xofi_read_fn on_read, void *arg)
     return -EIO;
 }
 
-/* One fi_cq_read of up to n entries into out: count read, 0 when empty (the backlog ends there), or
- * -FI_EAVAIL / a negative error. */
+/* One fi_cq_read of up to n entries into out: count read, 0 when empty (the backlog ends there if
+ * nothing waits in the stash either), or -FI_EAVAIL / a negative error. */
 static ssize_t cq_read(struct fi_cq_data_entry *out, size_t n)
 {
+    int stash_empty = g.stash_n == 0;
     ssize_t got = fi_cq_read(g.cq, out, n);
     if (got == -FI_EAGAIN) {
-        g.backlog = 0;
+        /* everything placed so far has been handed out: the stretch of unread bytes ends */
+        if (stash_empty)
+            g.backlog = 0;
         return 0;
     }
     return got;
@@ -772,7 +775,7 @@ static void drive_from_send(void)
         if (h && h->kind == OP_SEND)
             sbuf_put((sbuf *)h); /* order among send completions does not matter */
         else
-            stash_push(&e[i]);
+            stash_push(&e[i]); /* behind anything xofi_progress has not handed out yet */
     }
 }
 
@@ -841,20 +844,24 @@ int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg)
     for (int i = 0; i < OFI_NRXBUF; i++)
         if (g.rx[i].need_repost && (rc = rx_post(&g.rx[i])) != 0)
             return rc;
-    /* What xofi_send read first: it came out of the CQ before anything still in it. */
-    while (g.stash_n && done < budget && !fatal) {
-        struct fi_cq_data_entry e = g.stash[g.stash_head++];
-        g.stash_n--;
-        if (!g.stash_n)
-            g.stash_head = 0;
-        done += complete(&e, on_rx, on_read, arg, &fatal);
-    }
-    while (!g.stash_n && done < budget && !fatal) {
-        struct fi_cq_data_entry e[OFI_CQ_BATCH];
+    for (;;) {
+        /* Everything read from the CQ passes through the stash, oldest first: what xofi_send read
+         * earlier came out before anything still in the CQ, and a handler that sends may read newer
+         * completions (drive_from_send), which must queue behind the ones not yet handed out. The
+         * entry is copied out before its handler runs (a nested read may move the stash). */
+        while (g.stash_n && done < budget && !fatal) {
+            struct fi_cq_data_entry e = g.stash[g.stash_head++];
+            g.stash_n--;
+            if (!g.stash_n)
+                g.stash_head = 0;
+            done += complete(&e, on_rx, on_read, arg, &fatal);
+        }
+        if (g.stash_n || done >= budget || fatal)
+            break; /* what is left waits, in order, for the next call */
         size_t want = (size_t)(budget - done) < OFI_CQ_BATCH ? (size_t)(budget - done) : OFI_CQ_BATCH;
         if (stash_reserve(want))
             return -ENOMEM;
-        ssize_t got = cq_read(e, want);
+        ssize_t got = cq_read(g.stash + g.stash_head, want); /* the stash is empty: head 0 */
         if (got == -FI_EAVAIL) {
             rc = complete_err(on_read, arg);
             if (rc < 0)
@@ -868,14 +875,7 @@ int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg)
         }
         if (got == 0)
             break;
-        for (ssize_t i = 0; i < got; i++) {
-            if (fatal || done >= budget) {
-                /* budget spent with entries in hand: they wait, in order, for the next call */
-                stash_push(&e[i]);
-                continue;
-            }
-            done += complete(&e[i], on_rx, on_read, arg, &fatal);
-        }
+        g.stash_n = (size_t)got;
     }
     if (fatal)
         return fatal;
