@@ -36,6 +36,7 @@
 #define OFI_MR_MAX_ENTRIES 256             /* cached registrations beyond this evict the LRU unused */
 #define OFI_MR_MAX_BYTES ((size_t)1 << 30) /* ... and so do cached bytes beyond this */
 #define OFI_CQ_BATCH 32
+#define OFI_SBUF_KEEP 64 /* idle send buffers kept for reuse; more are freed at completion */
 
 enum op_kind { OP_SEND = 1, OP_RECV, OP_READ };
 
@@ -50,7 +51,7 @@ typedef struct op_hdr {
 typedef struct sbuf {
     op_hdr h;
     struct sbuf *next; /* free list or pending queue */
-    struct sbuf *all;  /* every buffer, for xofi_close (some are the provider's when it runs) */
+    struct sbuf *all, *all_prev; /* every buffer, for xofi_close (some are the provider's then) */
     int dest;
     size_t len;
     struct fid_mr *mr;
@@ -115,6 +116,7 @@ static struct {
     sbuf *free_sbufs, *all_sbufs;
     sbuf *pend_head, *pend_tail; /* FIFO of packets the provider refused: sent before anything newer */
     size_t sbufs_live;   /* buffers queued or owned by the provider (sends not yet complete) */
+    size_t sbufs_free;   /* on the free list */
     int send_events;     /* send completions and queued sends posted, for xofi_progress's count */
     /* reads */
     rop *free_rops, *all_rops;
@@ -213,6 +215,7 @@ static sbuf *sbuf_get(void)
     sbuf *s = g.free_sbufs;
     if (s) {
         g.free_sbufs = s->next;
+        g.sbufs_free--;
     } else {
         /* The pool grows on demand: its size is the most sends ever in flight at once. */
         s = calloc(1, sizeof *s + g.p.max_packet);
@@ -224,18 +227,13 @@ static sbuf *sbuf_get(void)
             return NULL;
         }
         s->all = g.all_sbufs;
+        if (g.all_sbufs)
+            g.all_sbufs->all_prev = s;
         g.all_sbufs = s;
     }
     s->next = NULL;
     g.sbufs_live++;
     return s;
-}
-
-static void sbuf_put(sbuf *s)
-{
-    g.sbufs_live--;
-    s->next = g.free_sbufs;
-    g.free_sbufs = s;
 }
 
 static void sbuf_free(sbuf *s)
@@ -245,22 +243,43 @@ static void sbuf_free(sbuf *s)
     free(s);
 }
 
+/* A send completed (or was injected): its buffer goes back to the pool, or away when a burst has
+ * left more idle buffers than are worth keeping. */
+static void sbuf_put(sbuf *s)
+{
+    g.sbufs_live--;
+    if (g.sbufs_free >= OFI_SBUF_KEEP) {
+        if (s->all_prev)
+            s->all_prev->all = s->all;
+        else
+            g.all_sbufs = s->all;
+        if (s->all)
+            s->all->all_prev = s->all_prev;
+        sbuf_free(s);
+        return;
+    }
+    s->next = g.free_sbufs;
+    g.free_sbufs = s;
+    g.sbufs_free++;
+}
+
 /* Posts one packet held in s. 0 posted (s now belongs to the provider, or was injected and freed),
  * -FI_EAGAIN busy, else a fatal error. */
 static ssize_t sbuf_post(sbuf *s)
 {
     fi_addr_t to = g.peers[s->dest];
+    size_t len = s->len;
     ssize_t rc;
-    if (s->len <= g.inject_size) {
-        rc = fi_inject(g.ep, s->data, s->len, to);
+    if (len <= g.inject_size) {
+        rc = fi_inject(g.ep, s->data, len, to);
         if (rc == 0)
-            sbuf_put(s);
+            sbuf_put(s); /* may free s */
     } else {
-        rc = fi_send(g.ep, s->data, s->len, s->desc, to, &s->h.fctx);
+        rc = fi_send(g.ep, s->data, len, s->desc, to, &s->h.fctx);
     }
     if (rc == 0) {
         g.st.packets_sent++;
-        g.st.bytes_sent += s->len;
+        g.st.bytes_sent += len;
     }
     return rc;
 }
@@ -319,8 +338,8 @@ static int stash_reserve(size_t n)
 
 static void stash_push(const struct fi_cq_data_entry *e) { g.stash[g.stash_head + g.stash_n++] = *e; }
 
-/* Handles one successful completion. Receives call on_rx (NULL: only during xofi_send's stash, which
- * never passes receives here); returns 1 for a packet or read handed out, 0 otherwise. */
+/* Handles one successful completion: a packet goes to on_rx (NULL drops it: the finalize drain), a
+ * read to on_read, a send's buffer back to the pool. Returns 1 for a packet or read handed out. */
 static int complete(const struct fi_cq_data_entry *e, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg,
                     int *fatal)
 {
@@ -783,9 +802,12 @@ int xofi_send(int dest, const void *pkt, size_t len)
 {
     if (!g.ep)
         return -EINVAL;
-    if (dest < 0 || dest >= g.p.size || g.peers[dest] == FI_ADDR_NOTAVAIL || len > g.p.max_packet) {
+    if (dest < 0 || dest >= g.p.size || g.peers[dest] == FI_ADDR_NOTAVAIL || len > g.p.max_packet || !len) {
+        /* (an empty packet would complete as an empty receive, which is not handed out) */
         seterr(NULL, 0, "ofi: send of %zu B to rank %d: %s", len, dest,
-               len > g.p.max_packet ? "larger than max_packet" : "rank not connected");
+               len > g.p.max_packet ? "larger than max_packet"
+               : !len               ? "empty packet"
+                                    : "rank not connected");
         return -EINVAL;
     }
     ssize_t rc;

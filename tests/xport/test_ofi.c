@@ -959,6 +959,7 @@ static int f_cards(void)
     CHECK(xofi_connect(4, card, err, sizeof err) == -EINVAL, "rank 4 of 4 accepted");
     CHECK(xofi_send(1, "x", 1) == -EINVAL, "send to an unconnected rank accepted");
     CHECK(xofi_connect(1, card, err, sizeof err) == 0, "a good card (our own) refused: %s", err);
+    CHECK(xofi_send(1, "x", 0) == -EINVAL, "empty packet accepted");
     xofi_close();
     CHECK(xofi_send(1, "x", 1) < 0, "send after close");
     return 0;
