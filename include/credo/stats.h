@@ -55,6 +55,30 @@ typedef struct credo_fc_peer_stats {
  * (or is this rank). */
 int credo_fc_peer_stats_get(int peer, credo_fc_peer_stats *out);
 
+/* Transports (credo extension, docs/ARCHITECTURE.md "Transports"). credo_peer_transport writes the
+ * name of the transport that carries this rank's traffic to job rank `peer`: "self", "shm" (shared
+ * memory on this node) or "ofi" (the libfabric network transport); 0 on success, -1 if credo is not
+ * initialised or peer is out of range. */
+#define CREDO_HAVE_PEER_TRANSPORT 1
+#include <stddef.h>
+int credo_peer_transport(int peer, char *name, size_t len);
+
+/* The network transport's counters for this rank (all 0 when no peer is on another node). */
+typedef struct credo_net_stats {
+    char provider[64];            /* libfabric provider, e.g. "tcp;ofi_rxm" ("" if not in use) */
+    uint32_t net_peers;           /* peers reached over the network */
+    uint64_t packets_sent, bytes_sent, packets_received, bytes_received;
+    uint64_t rx_capacity;         /* bytes of one multi-receive buffer (the network mailbox) */
+    uint64_t rx_peak_bytes;       /* most received bytes not yet consumed at once */
+    uint64_t rx_dry;              /* moments no receive buffer was posted (0 under credit flow control) */
+    uint64_t rndv_pulls;          /* rendezvous messages received with the chunked pull */
+    uint64_t rndv_reads;          /* RMA reads issued for them */
+    uint64_t rndv_read_bytes;     /* bytes those reads moved */
+    uint64_t rndv_max_outstanding;/* most reads outstanding at once over all pulls (<= CREDO_RNDV_WINDOW per pull) */
+    uint64_t mr_hits, mr_misses, mr_evictions, mr_invalidations; /* registration cache */
+} credo_net_stats;
+int credo_net_stats_get(credo_net_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

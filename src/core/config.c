@@ -75,6 +75,16 @@ const config_var credo_config_vars[] = {
     {"CREDO_COLL_ALLTOALL", CONFIG_STRING, "auto", "Alltoall algorithm: auto, linear, pairwise or bruck", NULL},
     {"CREDO_COLL_REDUCE_SCATTER", CONFIG_STRING, "auto",
      "Reduce_scatter(_block) algorithm: auto, binomial (reduce to rank 0, then scatter) or pairwise (commutative ops)", NULL},
+    {"CREDO_XPORT", CONFIG_STRING, "auto",
+     "transport per peer: auto (shared memory on the same node, the libfabric network transport across nodes), "
+     "shm (shared memory only: every rank on one node) or ofi (the network transport for every peer, even on one node)",
+     "auto, shm or ofi"},
+    {"CREDO_RNDV_CHUNK", CONFIG_SIZE, "131072",
+     "network rendezvous: bytes per RMA read of the receiver-driven chunked pull",
+     "4k..64m bytes" SIZE_SUFFIXES},
+    {"CREDO_RNDV_WINDOW", CONFIG_INT, "4",
+     "network rendezvous: most RMA reads one pull keeps outstanding (c); a landed chunk releases the next",
+     "1..256"},
     {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2", "1 or 2"},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -271,6 +281,18 @@ int config_load(char *err, size_t errlen)
         } else if (strncmp(v->name, "CREDO_COLL_", 11) == 0) {
             if (set_coll_choice(&c, v, text, err, errlen))
                 return -1;
+        } else if (strcmp(v->name, "CREDO_XPORT") == 0) {
+            if (strcmp(text, "auto") && strcmp(text, "shm") && strcmp(text, "ofi"))
+                return refuse(v, text, err, errlen);
+            c.xport = text[0] == 'a' ? CONFIG_XPORT_AUTO : text[0] == 's' ? CONFIG_XPORT_SHM : CONFIG_XPORT_OFI;
+        } else if (strcmp(v->name, "CREDO_RNDV_CHUNK") == 0) {
+            if (num < 4096 || num > (64u << 20))
+                return refuse(v, text, err, errlen);
+            c.rndv_chunk = num;
+        } else if (strcmp(v->name, "CREDO_RNDV_WINDOW") == 0) {
+            if (num < 1 || num > 256)
+                return refuse(v, text, err, errlen);
+            c.rndv_window = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_PMI") == 0) {
             if (strcmp(text, "1") && strcmp(text, "2"))
                 return refuse(v, text, err, errlen);

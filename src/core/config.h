@@ -38,7 +38,12 @@ typedef struct credo_config {
     char coll_barrier[24], coll_reduce[24], coll_gather[24], coll_reduce_scatter[24];
     int progress_thread;       /* CREDO_PROGRESS_THREAD: 1 = background progress thread */
     int progress_rt;           /* CREDO_PROGRESS_RT: 1 = that thread at SCHED_FIFO, doorbell-driven */
+    int xport;                 /* CREDO_XPORT: CONFIG_XPORT_* */
+    size_t rndv_chunk;         /* CREDO_RNDV_CHUNK: bytes per read of the network rendezvous pull */
+    uint32_t rndv_window;      /* CREDO_RNDV_WINDOW: most reads outstanding per pull */
 } credo_config;
+
+enum { CONFIG_XPORT_AUTO = 0, CONFIG_XPORT_SHM = 1, CONFIG_XPORT_OFI = 2 };
 
 extern credo_config credo_cfg;
 

@@ -151,14 +151,13 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     return comm_of_group(fn, comm, group, ctx, newcomm);
 }
 
-/* credo runs one job on one node over shared memory, so MPI_COMM_TYPE_SHARED puts all of comm
- * in one piece: a split with one color, ranks ordered by key then by rank in comm.
+/* MPI_COMM_TYPE_SHARED splits comm by node (p2p_node_of: ranks that share /dev/shm and can map
+ * each other's memory), ranks ordered by key then by rank in comm.
  * MPI 4.0's hardware types: MPI_COMM_TYPE_HW_GUIDED with the info hint
  * mpi_hw_resource_type = "mpi_shared_memory" is that same split (and the new communicator's info
  * says so); any other resource type, or no hint, gives MPI_COMM_NULL, as the standard asks for
  * types the library does not know. MPI_COMM_TYPE_HW_UNGUIDED must give a proper subset of comm
- * or MPI_COMM_NULL; credo knows no hardware level below the node, so MPI_COMM_NULL. Both answers
- * are the same at every process, so no communication is needed for them. */
+ * or MPI_COMM_NULL; credo knows no hardware level below the node, so MPI_COMM_NULL. */
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     MPI_ENTER();
@@ -187,7 +186,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
             return MPI_SUCCESS;
         }
     }
-    int rc = PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : p2p_node_of(comm->world_of[comm->rank]);
+    int rc = PMPI_Comm_split(comm, color, key, newcomm);
     if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_GUIDED && *newcomm != MPI_COMM_NULL &&
         PMPI_Comm_set_info(*newcomm, info) != MPI_SUCCESS)
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");

@@ -166,6 +166,16 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
             total += ((size_t)w->peer[r].size + 63) & ~(size_t)63;
         }
     }
+    /* Windows live in shared memory or are reached with CMA: every member must be on our node.
+     * Nodes differ at every member or at none, so all members return this error together. */
+    for (int r = 0; r < n; r++)
+        if (p2p_node_of(comm->world_of[r]) != p2p_node_of(comm->world_of[comm->rank])) {
+            free(all);
+            win_destroy(w);
+            return mpi_error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+                             "rank %d of the communicator runs on another node: one-sided communication "
+                             "across nodes is not implemented yet (windows are shared memory and CMA)", r);
+        }
     mpi_ctx_settle(ctx, 2);
     w->comm = mpi_comm_hidden(comm, ctx);
     if (w->comm == NULL || win_default_hints(w->comm) != MPI_SUCCESS ||

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -19,6 +20,40 @@ p2p_engine P;
 #define CONT_OFF (sizeof(mbox_slot_hdr))                         /* 8: payload offset in other slots */
 #define MAX_CHUNK_SLOTS 255u                                      /* nslots is one byte */
 #define POLL_BUDGET 64
+
+/* ------------------------------------------------------------------------------------------------
+ * Transports. Chunks are written the same way whatever carries them: into the destination's ring
+ * (shared memory), or into P.net_tx through the destination's private view (the network), where
+ * every chunk starts at index 0 and ring_post sends the written slots as one packet. The slot and
+ * message formats are the protocol's, so the receive side handles a network packet with the same
+ * functions as its own ring, on a view of the packet (net_rx). */
+
+static void net_send(int dest, uint32_t nslots);
+
+static inline int is_net(int dest)
+{
+    return __builtin_expect(P.xp[dest] == XP_OFI, 0);
+}
+
+/* Reserves n slots at dest once flow control granted them (shared memory: room is guaranteed). */
+static inline uint64_t ring_reserve(int dest, mbox *mb, uint32_t n)
+{
+    if (is_net(dest))
+        return 0;
+    return mbox_reserve(mb, n);
+}
+
+/* Makes the chunk of ns slots at idx visible to dest: its first slot's release store and the
+ * doorbell, or one network packet. */
+static inline void ring_post(int dest, mbox *mb, uint64_t idx, uint32_t ns)
+{
+    if (is_net(dest)) {
+        net_send(dest, ns);
+        return;
+    }
+    mbox_publish(mb, idx);
+    mbox_doorbell(mb);
+}
 
 static inline uint64_t now_ns(void)
 {
@@ -53,6 +88,7 @@ static inline void req_reset(preq *r, uint8_t kind)
     r->cancel_sent = CANCEL_NONE;
     r->delay_t0 = 0;
     r->pregranted = 0;
+    r->mr = NULL;
 }
 
 /* A request the engine has never had: it gets the next id in the table for life. Out of line: it
@@ -194,7 +230,9 @@ static void stage_flush(void)
 {
     uint32_t nchunks = P.stage_nchunks;
     mbox *mb = &P.peer[P.stage_dest];
-    uint64_t idx = mbox_reserve(mb, P.stage_n);
+    int net = is_net(P.stage_dest);
+    uint32_t total = P.stage_n;
+    uint64_t idx = ring_reserve(P.stage_dest, mb, total);
     P.stage_n = 0;
     P.stage_nchunks = 0;
     const uint32_t ss = mb->slot_size;
@@ -219,11 +257,15 @@ static void stage_flush(void)
             memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), 64 - sizeof(uint32_t));
         else
             memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), P.stage_used[k]);
-        mbox_publish(mb, idx);
+        if (!net)
+            mbox_publish(mb, idx);
         idx += ns;
         k += ns;
     }
-    mbox_doorbell(mb);
+    if (net)
+        net_send(P.stage_dest, total); /* the whole batch: one packet of several chunks */
+    else
+        mbox_doorbell(mb);
     /* The requests complete only now, so Wait/Test on them also writes the batch. Completion hooks
      * may send (and stage) again: work on a copy of the list. */
     preq *done[256];
@@ -351,11 +393,10 @@ static void write_fc_packet(int dest, uint8_t kind, uint32_t value)
 {
     stage_settle_dest(dest);
     mbox *mb = &P.peer[dest];
-    uint64_t idx = mbox_reserve(mb, 1);
+    uint64_t idx = ring_reserve(dest, mb, 1);
     mbox_fill_hdr(mb, idx, (uint16_t)P.rank, kind, 1);
     memcpy(mbox_slot(mb, idx) + CONT_OFF, &value, sizeof value);
-    mbox_publish(mb, idx);
-    mbox_doorbell(mb);
+    ring_post(dest, mb, idx, 1);
 }
 
 static void send_fc_ctrl_packets(void)
@@ -374,8 +415,8 @@ static void send_fc_ctrl_packets(void)
 static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
 {
     mbox *mb = &P.peer[dest];
-    if (P.fc_credits) {
-        *idx = mbox_reserve(mb, n);
+    if (P.fc_credits || is_net(dest)) { /* the none scheme over the network: the provider buffers */
+        *idx = ring_reserve(dest, mb, n);
         return n;
     }
     return mbox_try_reserve(mb, n, &P.cached_head[dest], idx);
@@ -460,6 +501,8 @@ static inline int prepush_take(size_t len)
  * path, as the thesis' experiments (bench/fc, 2 KB messages of 37 slots) do. */
 static inline int stream_prepush(int dest, size_t bytes)
 {
+    if (is_net(dest))
+        return 0;
     dest_queue *q = &P.dq[dest];
     int streaming = q->rx_at_send == q->rx_msgs;
     q->rx_at_send = q->rx_msgs;
@@ -487,8 +530,7 @@ static int try_write_ctrl(int dest, const ctrl_item *c)
     mbox_fill_hdr(mb, idx, (uint16_t)P.rank, c->kind, 1);
     uint64_t words[4] = {c->a, c->b, c->c, c->d};
     memcpy(mbox_slot(mb, idx) + CONT_OFF, words, sizeof words);
-    mbox_publish(mb, idx);
-    mbox_doorbell(mb);
+    ring_post(dest, mb, idx, 1);
     P.st.data_packets_sent++;
     return 1;
 }
@@ -558,8 +600,18 @@ static int send_push(preq *s)
             }
             memcpy(first + sizeof(mbox_slot_hdr), &mh, sizeof mh);
             mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? MBOX_PKT_RTS : MBOX_PKT_EAGER, (uint8_t)got);
-            if (s->rndv) {
-                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s)};
+            if (s->rndv && is_net(dest)) {
+                /* The receiver reads the buffer with RMA (net_pull_start): name its registration. */
+                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
+                if (s->len && !s->mr) {
+                    int rc = xofi_mr_get(s->buf, s->len, &s->mr, &rd.key, &rd.addr);
+                    if (rc)
+                        credo_abort(1, "rendezvous send of %zu bytes to rank %d: cannot register the buffer: %s",
+                                    s->len, dest, xofi_last_error());
+                }
+                memcpy(first + FIRST_OFF, &rd, sizeof rd);
+            } else if (s->rndv) {
+                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
                 int u = prepush_take(s->len);
                 if (u >= 0) {
                     credo_copy(P.self.pp_area + (size_t)u * P.self.pp_unit, s->buf, s->len);
@@ -585,8 +637,7 @@ static int send_push(preq *s)
         }
         for (uint32_t i = 1; i < got; i++)
             mbox_mark(mb, idx + i);
-        mbox_publish(mb, idx);
-        mbox_doorbell(mb);
+        ring_post(dest, mb, idx, got);
         s->started = 1;
         s->off += bytes;
         if (s->rndv || s->off == s->len) {
@@ -625,8 +676,7 @@ static inline __attribute__((always_inline)) int write_one_slot(const void *buf,
     memcpy(slot + sizeof(mbox_slot_hdr), &mh, sizeof mh);
     credo_copy(slot + FIRST_OFF, buf, len);
     mbox_fill_hdr(mb, idx, (uint16_t)P.rank, MBOX_PKT_EAGER, 1);
-    mbox_publish(mb, idx);
-    mbox_doorbell(mb);
+    ring_post(dest, mb, idx, 1);
     /* Our next message most likely takes the next slot: ask for that line now, so its ownership
      * transfer overlaps the caller's work instead of stalling the next send's locked reservation
      * (which waits for our pending stores). */
@@ -893,12 +943,25 @@ static int cma_copy(int peer, void *local, uint64_t remote, size_t n)
  * pipelined copy (below CREDO_CMA_MIN; by default while the sender waits inside MPI): each
  * process_vm_readv pays a system call and pins the pages it reads, which made CMA up to 4.4x slower
  * than the copy on the development VM (docs/ARCHITECTURE.md, "Choosing the rendezvous path"). */
-static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, size_t mlen, uint64_t sreq)
+static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size_t n, uint64_t sreq);
+
+static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, size_t mlen, uint64_t sreq)
 {
     size_t n = mlen < r->len ? mlen : r->len;
     r->peer = src;
     r->tag = tag;
     r->mlen = mlen;
+    if (is_net(src)) {
+        if (raddr & MBOX_RTS_PREPUSHED) /* a network peer has no prepush area here */
+            protocol_error(src, "prepushed request-to-send over the network", raddr);
+        if (n == 0) {
+            queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+            recv_finish(r, src, tag, mlen);
+            return;
+        }
+        net_pull_start(r, src, raddr, rkey, n, sreq);
+        return;
+    }
     if (raddr & MBOX_RTS_PREPUSHED) {
         const mbox *pm = &P.peer[src];
         size_t unit = pm->pp_unit;
@@ -1152,9 +1215,8 @@ static inline void no_message_open(int src)
         protocol_error(src, "new message before the end of its previous one", P.rs[src].remaining);
 }
 
-static void on_eager(int src, uint64_t idx, uint32_t ns)
+static void on_eager(const mbox *mb, int src, uint64_t idx, uint32_t ns)
 {
-    mbox *mb = &P.self;
     no_message_open(src);
     P.dq[src].rx_msgs++;
     mbox_msg_hdr mh;
@@ -1205,9 +1267,8 @@ static void on_eager(int src, uint64_t idx, uint32_t ns)
         P.rs[src] = (reasm){NULL, u, mh.len - chunk};
 }
 
-static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
+static void on_eager_cont(const mbox *mb, int src, uint64_t idx, uint32_t ns)
 {
-    mbox *mb = &P.self;
     reasm *a = &P.rs[src];
     size_t chunk = mbox_chunk_bytes(mb, CONT_OFF, ns);
     if (chunk > a->remaining)
@@ -1242,9 +1303,8 @@ static void on_eager_cont(int src, uint64_t idx, uint32_t ns)
     }
 }
 
-static void on_rts(int src, uint64_t idx)
+static void on_rts(const mbox *mb, int src, uint64_t idx)
 {
-    mbox *mb = &P.self;
     no_message_open(src);
     P.dq[src].rx_msgs++;
     unsigned char *slot = mbox_slot(mb, idx);
@@ -1259,7 +1319,7 @@ static void on_rts(int src, uint64_t idx)
     preq *r = posted_match(src, mh.tag, mh.ctx);
     if (r) {
         fc_release(src, 1);
-        rndv_pull(r, src, mh.tag, rd.addr, (size_t)rd.len, rd.sreq);
+        rndv_pull(r, src, mh.tag, rd.addr, rd.key, (size_t)rd.len, rd.sreq);
         return;
     }
     uexp *u = malloc(sizeof *u);
@@ -1274,6 +1334,7 @@ static void on_rts(int src, uint64_t idx)
     u->len = (size_t)rd.len;
     u->received = 0;
     u->raddr = rd.addr;
+    u->rkey = rd.key;
     u->sreq = rd.sreq;
     u->self_send = NULL;
     held_add(src, 1, 0);
@@ -1305,10 +1366,10 @@ static void on_cancel_request(int src, uint64_t sreq)
     queue_ctrl(src, MBOX_PKT_CANCEL_ACK, sreq, 1, first, units);
 }
 
-static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
+static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
 {
     uint64_t w[4];
-    memcpy(w, mbox_slot(&P.self, idx) + CONT_OFF, sizeof w);
+    memcpy(w, mbox_slot(mb, idx) + CONT_OFF, sizeof w);
     switch (kind) {
     case MBOX_PKT_FIN: { /* a = our send request (or 0), b = first prepush unit + 1 (or 0), c = units */
         preq *s = w[0] ? req_from_handle(w[0], src) : NULL;
@@ -1319,6 +1380,10 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
             prepush_give_back(src, w[1] - 1, w[2]);
         if (s && s->state == PREQ_SEND_WAIT_FIN)
             fin_wait_add(src, -1);
+        if (s && s->mr) { /* the receiver read it all: the cache keeps the registration */
+            xofi_mr_put(s->mr);
+            s->mr = NULL;
+        }
         if (s) {
             s->pub.status.bytes = s->len;
             req_complete(s);
@@ -1408,6 +1473,10 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
             credo_abort(1, "protocol error: cancel answer from rank %d for a request that asked none", src);
         int finished = s->cancel_sent == CANCEL_OUT_FINISHED; /* its FIN (or copy) came first */
         s->cancel_sent = CANCEL_NONE;
+        if (w[1] && s->mr) { /* dropped unmatched: nobody reads the buffer any more */
+            xofi_mr_put(s->mr);
+            s->mr = NULL;
+        }
         if (w[1]) {
             if (w[2])
                 prepush_give_back(src, w[2] - 1, w[3]);
@@ -1426,10 +1495,10 @@ static void on_ctrl_packet(int src, uint8_t kind, uint64_t idx)
     }
 }
 
-static void on_fc_packet(int src, uint8_t kind, uint64_t idx)
+static void on_fc_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
 {
     uint32_t value;
-    memcpy(&value, mbox_slot(&P.self, idx) + CONT_OFF, sizeof value);
+    memcpy(&value, mbox_slot(mb, idx) + CONT_OFF, sizeof value);
     uint8_t fck = kind == MBOX_PKT_FC_CREDIT ? FC_CTRL_CREDIT
                   : kind == MBOX_PKT_FC_REQUEST ? FC_CTRL_REQUEST
                                                 : FC_CTRL_RESPONSE;
@@ -1437,6 +1506,31 @@ static void on_fc_packet(int src, uint8_t kind, uint64_t idx)
     if (kind != MBOX_PKT_FC_CREDIT)
         P.fc->on_retrieved(P.fcs, (uint32_t)src, 1); /* requests and responses occupy data slots */
     fc_drain_soon();
+}
+
+/* One chunk of ns slots from src at idx of mb (our ring, or a view of a network packet). */
+static inline __attribute__((always_inline)) void on_chunk(const mbox *mb, int src, uint8_t kind, uint64_t idx,
+                                                           uint32_t ns)
+{
+    switch (kind) {
+    case MBOX_PKT_EAGER:
+        on_eager(mb, src, idx, ns);
+        break;
+    case MBOX_PKT_EAGER_CONT:
+        on_eager_cont(mb, src, idx, ns);
+        break;
+    case MBOX_PKT_RTS:
+        on_rts(mb, src, idx);
+        break;
+    case MBOX_PKT_FC_CREDIT:
+    case MBOX_PKT_FC_REQUEST:
+    case MBOX_PKT_FC_RESPONSE:
+        on_fc_packet(mb, src, kind, idx);
+        break;
+    default:
+        on_ctrl_packet(mb, src, kind, idx);
+        break;
+    }
 }
 
 static int poll_mailbox(void)
@@ -1469,25 +1563,7 @@ static int poll_mailbox(void)
             if (occ > P.st.peak_occupancy)
                 P.st.peak_occupancy = occ;
         }
-        switch (kind) {
-        case MBOX_PKT_EAGER:
-            on_eager(src, idx, ns);
-            break;
-        case MBOX_PKT_EAGER_CONT:
-            on_eager_cont(src, idx, ns);
-            break;
-        case MBOX_PKT_RTS:
-            on_rts(src, idx);
-            break;
-        case MBOX_PKT_FC_CREDIT:
-        case MBOX_PKT_FC_REQUEST:
-        case MBOX_PKT_FC_RESPONSE:
-            on_fc_packet(src, kind, idx);
-            break;
-        default:
-            on_ctrl_packet(src, kind, idx);
-            break;
-        }
+        on_chunk(mb, src, kind, idx, ns);
         P.st.packets_received += ns;
         P.head = idx + ns;
         /* release: writers that check ring room (none scheme) must see our reads of these slots done */
@@ -1504,12 +1580,166 @@ static int poll_mailbox(void)
     return n;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * The network transport's side of the engine: packets out and in, and the chunked pull. */
+
+static void net_fatal(int rc, const char *what)
+{
+    credo_abort(1, "%s over the network transport failed (%d): %s", what, rc, xofi_last_error());
+}
+
+/* Sends the ns slots written at P.net_tx (ring_post, stage_flush) to dest as one packet. */
+static void net_send(int dest, uint32_t nslots)
+{
+    int rc = xofi_send(dest, P.net_tx, (size_t)nslots << P.self.slot_shift);
+    if (rc)
+        credo_abort(1, "sending to rank %d over the network transport failed: %s", dest, xofi_last_error());
+}
+
+/* A packet from the network: one or more chunks (a send batch), each exactly as it would sit in our
+ * ring. Everything in it is checked before it is used: the length against whole slots, each chunk's
+ * source against the peers the network carries and its slot count against what is left. */
+static void net_rx(const void *pkt, size_t len, void *arg)
+{
+    (void)arg;
+    const uint32_t shift = P.self.slot_shift;
+    if (len == 0 || (len & (((size_t)1 << shift) - 1)) || (len >> shift) > MAX_CHUNK_SLOTS)
+        credo_abort(1, "protocol error: a network packet of %zu bytes is not a whole number of %u-byte slots "
+                    "(at most %u)", len, P.self.slot_size, MAX_CHUNK_SLOTS);
+    /* A view of the packet as a ring that starts at index 0 and never wraps. */
+    mbox view = P.self;
+    view.slots = (unsigned char *)(uintptr_t)pkt;
+    view.mask = UINT32_MAX;
+    uint32_t total = (uint32_t)(len >> shift);
+    int outer = !P.in_poll;
+    P.in_poll = 1;
+    for (uint32_t idx = 0; idx < total;) {
+        const mbox_slot_hdr *h = mbox_hdr(&view, idx);
+        uint32_t ns = h->nslots ? h->nslots : 1;
+        int src = h->src;
+        if (src >= P.size || P.xp[src] != XP_OFI || ns > total - idx)
+            protocol_error(src < P.size ? src : -1, "network chunk naming a rank not reached over the network, "
+                           "or more slots than its packet", ns);
+        on_chunk(&view, src, h->kind, idx, ns);
+        P.st.packets_received += ns;
+        idx += ns;
+    }
+    if (outer) {
+        P.in_poll = 0;
+        if (P.fc_dirty) {
+            P.fc_dirty = 0;
+            send_fc_ctrl_packets();
+        }
+    }
+}
+
+static void net_pull_issue(net_pull *q);
+
+static void net_pull_free(net_pull *q)
+{
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        P.npull_head = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    else
+        P.npull_tail = q->prev;
+    if (q->mr)
+        xofi_mr_put(q->mr);
+    free(q);
+}
+
+/* One read of a pull landed in the receive buffer: the next may go (the window moves at the pace of
+ * our sink), and the last one ends the pull with the FIN. */
+static void net_read_done(void *ctx, int status, void *arg)
+{
+    (void)arg;
+    net_pull *q = ctx;
+    if (status)
+        credo_abort(1, "rendezvous receive of %zu bytes from rank %d: a read failed (%s): the sender is gone?",
+                    q->n, q->src, xofi_last_error());
+    q->outstanding--;
+    P.net_outstanding--;
+    if (q->issued < q->n) {
+        net_pull_issue(q);
+        return;
+    }
+    if (q->outstanding)
+        return;
+    preq *r = q->r;
+    int src = q->src;
+    uint64_t sreq = q->sreq;
+    net_pull_free(q);
+    queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+    recv_finish(r, src, r->tag, r->mlen);
+}
+
+/* Posts reads of the pull's next chunks while its window has room. */
+static void net_pull_issue(net_pull *q)
+{
+    while (q->issued < q->n && q->outstanding < P.rndv_window) {
+        size_t len = q->n - q->issued < P.rndv_chunk ? q->n - q->issued : P.rndv_chunk;
+        int rc = xofi_read(q->src, q->r->buf + q->issued, len, q->mr, q->raddr + q->issued, q->rkey, q);
+        if (rc == -EAGAIN) {
+            P.npull_blocked = 1;
+            return;
+        }
+        if (rc)
+            credo_abort(1, "rendezvous receive of %zu bytes from rank %d: cannot post a read: %s", q->n, q->src,
+                        xofi_last_error());
+        q->issued += len;
+        q->outstanding++;
+        P.net_outstanding++;
+        P.nst.rndv_reads++;
+        P.nst.rndv_read_bytes += len;
+        if (q->outstanding > P.nst.rndv_max_outstanding)
+            P.nst.rndv_max_outstanding = q->outstanding;
+    }
+}
+
+/* Starts the pull of n bytes of a matched network rendezvous into r's buffer. */
+static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size_t n, uint64_t sreq)
+{
+    net_pull *q = calloc(1, sizeof *q);
+    if (!q)
+        credo_abort(1, "out of memory starting a rendezvous receive from rank %d", src);
+    *q = (net_pull){.prev = P.npull_tail, .r = r, .src = src, .sreq = sreq, .raddr = raddr, .rkey = rkey, .n = n};
+    uint64_t key, addr;
+    if (xofi_mr_get(r->buf, n, &q->mr, &key, &addr))
+        credo_abort(1, "rendezvous receive of %zu bytes from rank %d: cannot register the buffer: %s", n, src,
+                    xofi_last_error());
+    if (P.npull_tail)
+        P.npull_tail->next = q;
+    else
+        P.npull_head = q;
+    P.npull_tail = q;
+    P.nst.rndv_pulls++;
+    recv_activate(r, src);
+    net_pull_issue(q);
+}
+
+static int net_progress(void)
+{
+    int n = xofi_progress(POLL_BUDGET, net_rx, net_read_done, NULL);
+    if (n < 0)
+        net_fatal(n, "progress");
+    if (P.npull_blocked) {
+        P.npull_blocked = 0;
+        for (net_pull *q = P.npull_head; q; q = q->next)
+            net_pull_issue(q);
+    }
+    return n;
+}
+
 static int pull_deferred(void);
 
 int p2p_progress(void)
 {
     stage_settle();
     int n = poll_mailbox();
+    if (P.nnet)
+        n += net_progress();
     if (P.nactive)
         n += push_pending();
     if (P.copy_head)
@@ -1652,7 +1882,7 @@ static int pull_deferred(void)
         P.pull_head = u->next;
         if (!P.pull_head)
             P.pull_tail = NULL;
-        rndv_pull(u->pull_req, u->src, u->tag, u->raddr, u->len, u->sreq);
+        rndv_pull(u->pull_req, u->src, u->tag, u->raddr, u->rkey, u->len, u->sreq);
         free(u);
         n++;
     }
@@ -1698,11 +1928,11 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
         if (held)
             fc_release(src, held);
         if (P.defer_pull_min && u->len >= P.defer_pull_min && r->len >= P.defer_pull_min && P.cma_ok &&
-            u->len >= P.cma_min && !(u->raddr & MBOX_RTS_PREPUSHED)) {
+            u->len >= P.cma_min && !(u->raddr & MBOX_RTS_PREPUSHED) && !is_net(src)) {
             pull_defer(r, u);
             return;
         }
-        rndv_pull(r, src, u->tag, u->raddr, u->len, u->sreq);
+        rndv_pull(r, src, u->tag, u->raddr, u->rkey, u->len, u->sreq);
         free(u);
         return;
     }
@@ -1975,6 +2205,28 @@ int p2p_oversubscribed(void)
 
 static void wait_step(p2p_waiter *w);
 
+/* A rank with network peers sleeps on the completion queue's wait fd (when the provider has one and
+ * nothing is pending), bounded by timeout_us: the shared-memory doorbell is a futex that poll cannot
+ * watch, so with peers on both transports an arrival in the ring is seen at the end of the bound
+ * (1 ms idle, 100 us while sends wait; docs/ARCHITECTURE.md, "Transports"). The lock goes while it
+ * sleeps, as for the doorbell. */
+static void net_sleep(uint32_t timeout_us, int locked)
+{
+    /* unlocked (the progress thread between passes): only the fd, which poll does not consume */
+    int fd = xofi_wait_fd();
+    if (fd < 0 || (locked && !xofi_sleep_ok())) {
+        sched_yield();
+        return;
+    }
+    struct pollfd pfd = {fd, POLLIN, 0};
+    struct timespec ts = {timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000};
+    int held = locked && lock_hooks.drop ? lock_hooks.drop() : 0;
+    int rc = ppoll(&pfd, 1, &ts, NULL);
+    (void)rc; /* woken, timed out or interrupted: the caller progresses either way */
+    if (locked && lock_hooks.drop)
+        lock_hooks.take(held);
+}
+
 /* Waits nest: a wait loop of the layer above brackets its steps, MPI_Waitall runs one p2p_wait per
  * request, and another thread may wait while ours sleeps with the lock dropped. The flags go up with
  * the outermost wait and down with it, so a receiver choosing a rendezvous path never reads them
@@ -2018,7 +2270,8 @@ static void wait_step(p2p_waiter *w)
 {
     stage_settle();
     /* The spin loop's common case: nothing arrived and nothing of ours is queued. */
-    if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head && !P.pull_head && !P.ncopy_recv,
+    if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head && !P.pull_head && !P.ncopy_recv &&
+                         !P.nnet,
                          1) &&
         w->idle_polls + 1 < P.spin_polls) {
         w->idle_polls++;
@@ -2062,6 +2315,10 @@ static void wait_step(p2p_waiter *w)
      * lock goes, so a thread that takes it and completes what we wait for cannot ring too early. */
     uint64_t next = P.head;
     uint32_t timeout_us = p2p_sleep_bound_us(1000);
+    if (P.nnet) {
+        net_sleep(timeout_us, 1);
+        return;
+    }
     if (!lock_hooks.drop) {
         mbox_sleep(&P.self, next, timeout_us);
         return;
@@ -2103,6 +2360,10 @@ void p2p_wake_sleeper(void)
 
 void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us)
 {
+    if (P.nnet) {
+        net_sleep(timeout_us, 0);
+        return;
+    }
     mbox_sleep(&P.self, next_arrival, timeout_us);
 }
 
@@ -2229,7 +2490,7 @@ static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t 
 int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
 {
     stage_settle();
-    if (src >= 0 && src != P.rank && !P.posted_head && !P.uq[src].head && !P.rs[src].req &&
+    if (src >= 0 && src != P.rank && !is_net(src) && !P.posted_head && !P.uq[src].head && !P.rs[src].req &&
         !P.rs[src].ue && recv_direct(buf, bytes, src, tag, ctx, st))
         return 0;
     /* A blocking receive waits from its match on: say so before matching, so that a rendezvous

@@ -148,5 +148,8 @@ int p2p_size(void);
  * once the kernel refused a read), and the pid of a job rank: for one-sided windows on user memory. */
 int p2p_cma_ok(void);
 int p2p_pid(int job_rank);
+/* The node job_rank runs on, numbered by the lowest rank there: equal numbers share /dev/shm and can
+ * reach each other's memory (windows, MPI_COMM_TYPE_SHARED); whatever transport carries them. */
+int p2p_node_of(int job_rank);
 
 #endif

@@ -9,6 +9,7 @@
 #include "credo/stats.h"
 #include "fc/fc.h"
 #include "p2p/p2p.h"
+#include "xport/ofi.h"
 #include "xport/shm_mbox.h"
 
 enum preq_state {
@@ -49,6 +50,7 @@ typedef struct preq {
     uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
     uint32_t id;  /* index in P.req_tab, for life: peers name a request by (gen, id), never by address */
     uint32_t gen; /* bumped at every req_alloc (never 0), so a stale or replayed name is refused */
+    xofi_mr *mr;  /* send to a network peer: the registration its RTS named, until the FIN */
 } preq;
 
 enum uexp_kind { UEXP_EAGER = 1, UEXP_RTS = 2, UEXP_SELF = 3 };
@@ -65,6 +67,7 @@ typedef struct uexp {
     size_t len;          /* message length */
     size_t received;     /* eager: bytes arrived so far */
     uint64_t raddr, sreq; /* rts */
+    uint64_t rkey;       /* rts from a network peer: the key of its registered buffer */
     preq *self_send;     /* self: the sender's request (large/synchronous) */
     preq *pull_req;      /* rts in the deferred-pull list: the receive it goes to */
     unsigned char data[]; /* eager and small self payload */
@@ -133,6 +136,24 @@ typedef struct copy_recv {
     uint64_t seq;     /* the transfer's number between src and us (copy done words) */
     uint64_t id;      /* its name in CTS and COPY_DATA: a number never reused, never its address */
 } copy_recv;
+
+/* Which transport carries a peer's packets (p2p_init decides, per destination). */
+enum { XP_SELF = 0, XP_SHM = 1, XP_OFI = 2 };
+
+/* Receiver-driven chunked rendezvous over the network (seed 002): the receiver reads the sender's
+ * registered buffer in chunks of P.rndv_chunk bytes with at most P.rndv_window reads outstanding; a
+ * chunk that landed releases the next read, so the pull runs at the pace of the receiver's sink. */
+typedef struct net_pull {
+    struct net_pull *next, *prev;
+    preq *r;
+    int src;
+    uint64_t sreq;          /* the sender's request, echoed in the FIN */
+    uint64_t raddr, rkey;   /* the sender's buffer as its RTS named it */
+    size_t n;               /* bytes to read */
+    size_t issued;          /* bytes whose reads are posted */
+    uint32_t outstanding;   /* reads posted, not completed */
+    xofi_mr *mr;            /* our receive buffer's registration (providers with FI_MR_LOCAL) */
+} net_pull;
 
 typedef struct p2p_engine {
     int rank, size;
@@ -206,6 +227,20 @@ typedef struct p2p_engine {
     int in_poll;        /* inside a mailbox pass: flow-control packets are sent at its end */
     int fc_dirty;       /* source of the last unsuccessful probe (-2 = none), for the spill rule */
     credo_fc_stats st;
+    /* Transports: P.xp[r] says which one carries rank r; P.nnet counts the network peers. A network
+     * peer's P.peer[r] is a private view whose slots are P.net_tx: chunks are written there exactly as
+     * into a shared-memory ring, then sent as one packet (ring_post). */
+    uint8_t *xp;            /* [size] XP_* */
+    int *node;              /* [size] each rank's node, numbered by its lowest rank (p2p_node_of) */
+    int nnet;
+    unsigned char *net_tx;  /* MAX_CHUNK_SLOTS slots, cache-line aligned */
+    mbox_ctl net_ctl;       /* the views' control block: never shared, its tail is never used */
+    net_pull *npull_head, *npull_tail; /* network pulls in progress */
+    int npull_blocked;      /* a read was refused (-EAGAIN): retry issuing at the next progress */
+    size_t rndv_chunk;      /* CREDO_RNDV_CHUNK */
+    uint32_t rndv_window;   /* CREDO_RNDV_WINDOW */
+    uint32_t net_outstanding; /* reads outstanding over all pulls */
+    credo_net_stats nst;
 } p2p_engine;
 
 /* Hidden: the engine is private to libcredo, so the hot paths address it directly instead of loading

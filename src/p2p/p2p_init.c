@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include "p2p/p2p_impl.h"
 
 static char seg_name[200];
+
+#define POLL_FLUSH_BUDGET 64
 
 static void seg_name_of(char *buf, size_t len, int rank)
 {
@@ -37,6 +40,11 @@ int p2p_cma_ok(void)
     return P.cma_ok;
 }
 
+int p2p_node_of(int job_rank)
+{
+    return P.node ? P.node[job_rank] : 0;
+}
+
 int p2p_pid(int job_rank)
 {
     return (int)P.pid[job_rank];
@@ -55,6 +63,79 @@ static int cma_probe(int peer, uint64_t remote_ctl)
         return 0;
     }
     return 1;
+}
+
+/* This rank's node, as transports see it: the host name and the identity of /dev/shm, so a rank in
+ * a container or namespace with a /dev/shm of its own counts as another node even under the same
+ * name (its mailbox could not be attached), and one that only has another name shares ours. */
+static void node_id(char *buf, size_t len)
+{
+    char host[65] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "?");
+    for (char *c = host; *c; c++)
+        if (*c == ':' || *c == ' ' || *c == ';')
+            *c = '_';
+    struct stat st;
+    if (stat("/dev/shm", &st) != 0)
+        memset(&st, 0, sizeof st);
+    snprintf(buf, len, "%s:%llx.%llx", host, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+}
+
+/* The private view a network peer's chunks are written through (p2p.c, ring_reserve/ring_post). */
+static void net_view(mbox *mb)
+{
+    *mb = (mbox){.ctl = &P.net_ctl, .slots = P.net_tx, .slot_size = P.self.slot_size,
+                 .slot_shift = P.self.slot_shift, .mask = UINT32_MAX, .bound = UINT32_MAX};
+}
+
+/* Opens the network transport and connects the network peers (every rank calls it when any does:
+ * its two fences are collective). */
+static int net_open(int n, uint32_t bound)
+{
+    char err[256];
+    size_t max_packet = (size_t)255 * P.self.slot_size;
+    xofi_params xp = {P.rank, n, P.fc_credits ? (size_t)bound * P.self.slot_size : 0, max_packet};
+    int rc = xofi_open(&xp, err, sizeof err);
+    char key[64], card[512];
+    if (rc == 0 && xofi_card(card, sizeof card) != 0) {
+        snprintf(err, sizeof err, "no printable endpoint address: %s", xofi_last_error());
+        rc = -1;
+    }
+    if (rc) {
+        fprintf(stderr, "credo: rank %d: the network transport cannot start: %s\n", P.rank, err);
+        snprintf(card, sizeof card, "-"); /* still publish and fence: the others must not hang */
+    }
+    snprintf(key, sizeof key, "credo.ofi.%d", P.rank);
+    if (boot_put(key, card) || boot_fence()) {
+        fprintf(stderr, "credo: rank %d: network address exchange failed\n", P.rank);
+        return -1;
+    }
+    if (rc)
+        return -1;
+    P.net_tx = aligned_alloc(MBOX_CACHELINE, max_packet);
+    if (!P.net_tx) {
+        fprintf(stderr, "credo: rank %d: out of memory for the network send buffer\n", P.rank);
+        return -1;
+    }
+    for (int r = 0; r < n; r++) {
+        if (P.xp[r] != XP_OFI)
+            continue;
+        snprintf(key, sizeof key, "credo.ofi.%d", r);
+        if (boot_get(r, key, card, sizeof card) || strcmp(card, "-") == 0) {
+            fprintf(stderr, "credo: rank %d: rank %d published no network address\n", P.rank, r);
+            return -1;
+        }
+        if (xofi_connect(r, card, err, sizeof err)) {
+            fprintf(stderr, "credo: rank %d: cannot reach rank %d over the network: %s\n", P.rank, r, err);
+            return -1;
+        }
+        net_view(&P.peer[r]);
+        P.nnet++;
+    }
+    snprintf(P.nst.provider, sizeof P.nst.provider, "%s", xofi_provider_name());
+    P.nst.net_peers = (uint32_t)P.nnet;
+    return 0;
 }
 
 int p2p_init(void)
@@ -104,6 +185,10 @@ int p2p_init(void)
     P.held_src = calloc((size_t)n, sizeof *P.held_src);
     P.active_from = calloc((size_t)n, sizeof *P.active_from);
     P.fin_wait = calloc((size_t)n, sizeof *P.fin_wait);
+    P.xp = calloc((size_t)n, sizeof *P.xp);
+    P.node = calloc((size_t)n, sizeof *P.node);
+    P.rndv_chunk = credo_cfg.rndv_chunk;
+    P.rndv_window = credo_cfg.rndv_window;
     P.probe_src = -2;
     P.last_isend_dest = -1;
     /* Batching needs credits: without them (none) a staged message could find the ring full. */
@@ -119,7 +204,7 @@ int p2p_init(void)
         }
     }
     if (!P.held_src || !P.active_from || !P.fin_wait || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq ||
-        !P.active) {
+        !P.active || !P.xp || !P.node) {
         fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
         return -1;
     }
@@ -140,45 +225,96 @@ int p2p_init(void)
     snprintf(P.st.scheme, sizeof P.st.scheme, "%s", P.fc->name);
 
     if (n > 1) {
-        /* The card: pid (CMA), the mailbox's address (the CMA probe's target) and the host name,
-         * only to explain a mailbox that cannot be attached because its rank runs elsewhere. */
-        char key[64], val[160], host[65] = "", peer_host[65];
-        if (gethostname(host, sizeof host - 1) != 0)
-            snprintf(host, sizeof host, "?");
+        /* The card: pid (CMA), the mailbox's address (the CMA probe's target) and the node (host
+         * name and /dev/shm identity), which chooses each peer's transport. */
+        char key[64], val[320], node[200], peer_node[200];
+        node_id(node, sizeof node);
         snprintf(key, sizeof key, "credo.card.%d", P.rank);
-        snprintf(val, sizeof val, "%d:%llx:%s", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl,
-                 host);
+        snprintf(val, sizeof val, "%d:%llx:%s", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl, node);
         if (boot_put(key, val) || boot_fence()) {
             fprintf(stderr, "credo: rank %d: business-card exchange failed\n", P.rank);
             goto fail;
         }
-        uint64_t right_ctl = 0;
+        int nodes_differ = 0;
+        unsigned long long *ctls = calloc((size_t)n, sizeof *ctls);
+        char (*nodes)[200] = calloc((size_t)n, sizeof *nodes);
+        if (!ctls || !nodes) {
+            free(ctls);
+            free(nodes);
+            goto fail;
+        }
+        snprintf(nodes[P.rank], sizeof nodes[P.rank], "%s", node);
         for (int r = 0; r < n; r++) {
             if (r == P.rank)
                 continue;
             snprintf(key, sizeof key, "credo.card.%d", r);
-            int pid;
-            unsigned long long ctl;
-            peer_host[0] = 0;
-            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%llx:%64s", &pid, &ctl, peer_host) < 2) {
+            int pid, used = 0;
+            peer_node[0] = 0;
+            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%llx:%n", &pid, &ctls[r], &used) < 2 || !used) {
                 fprintf(stderr, "credo: rank %d: no business card from rank %d\n", P.rank, r);
+                free(ctls);
                 goto fail;
             }
+            snprintf(peer_node, sizeof peer_node, "%s", val + used);
+            snprintf(nodes[r], sizeof nodes[r], "%s", peer_node);
             P.pid[r] = pid;
-            if (r == (P.rank + 1) % n)
-                right_ctl = ctl;
-            char name[200];
-            seg_name_of(name, sizeof name, r);
-            if (mbox_attach(&P.peer[r], name, err, sizeof err)) {
-                if (peer_host[0] && strcmp(peer_host, host) != 0)
-                    fprintf(stderr, "credo: rank %d runs on host %s and rank %d on host %s: credo's "
-                            "transport is shared memory, so all ranks of a job must run on one node "
-                            "(with Slurm: srun -N 1; with mpiexec: one host)\n", P.rank, host, r, peer_host);
-                else
-                    fprintf(stderr, "credo: rank %d: cannot attach rank %d's mailbox: %s\n", P.rank, r, err);
+            int same = strcmp(peer_node, node) == 0;
+            if (!same)
+                nodes_differ = 1;
+            P.xp[r] = credo_cfg.xport == CONFIG_XPORT_OFI || !same ? XP_OFI : XP_SHM;
+            if (!same && credo_cfg.xport == CONFIG_XPORT_SHM) {
+                char *colon = strchr(peer_node, ':'), *mine = strchr(node, ':');
+                fprintf(stderr, "credo: rank %d (node %.*s) and rank %d (node %.*s) share no node, and CREDO_XPORT=shm "
+                        "allows only shared memory: unset CREDO_XPORT (auto) to reach rank %d over the network\n",
+                        P.rank, mine ? (int)(mine - node) : 64, node, r,
+                        colon ? (int)(colon - peer_node) : 64, peer_node, r);
+                free(ctls);
                 goto fail;
             }
         }
+        /* Every rank sees the same cards, so all agree whether the network is needed (if nodes
+         * differ, every rank has a peer elsewhere): net_open's fences are reached by all or none. */
+        /* A node's number is its lowest rank: the same at every rank (MPI_COMM_TYPE_SHARED). */
+        for (int r = 0; r < n; r++) {
+            P.node[r] = r;
+            for (int q = 0; q < r; q++)
+                if (strcmp(nodes[q], nodes[r]) == 0) {
+                    P.node[r] = q;
+                    break;
+                }
+        }
+        free(nodes);
+        if ((nodes_differ && credo_cfg.xport == CONFIG_XPORT_AUTO) || credo_cfg.xport == CONFIG_XPORT_OFI) {
+            if (!xofi_built()) {
+                fprintf(stderr, "credo: rank %d: %s needs the network transport, but %s\n", P.rank,
+                        credo_cfg.xport == CONFIG_XPORT_OFI ? "CREDO_XPORT=ofi" : "a job whose ranks run on several nodes",
+                        xofi_last_error());
+                free(ctls);
+                goto fail;
+            }
+            if (net_open(n, bound)) {
+                free(ctls);
+                goto fail;
+            }
+        }
+        int probe_peer = -1;
+        uint64_t probe_ctl = 0;
+        for (int r = 0; r < n; r++) {
+            if (r == P.rank || P.xp[r] != XP_SHM)
+                continue;
+            if (probe_peer < 0) {
+                probe_peer = r;
+                probe_ctl = ctls[r];
+            }
+            char name[200];
+            seg_name_of(name, sizeof name, r);
+            if (mbox_attach(&P.peer[r], name, err, sizeof err)) {
+                fprintf(stderr, "credo: rank %d: cannot attach rank %d's mailbox: %s\n", P.rank, r, err);
+                free(ctls);
+                goto fail;
+            }
+        }
+        free(ctls);
         /* Everybody mapped everything: the names can go now, so nothing is left behind after a crash. */
         if (boot_fence()) {
             fprintf(stderr, "credo: rank %d: bootstrap barrier failed\n", P.rank);
@@ -195,8 +331,8 @@ int p2p_init(void)
             seg_name_of(name, sizeof name, (P.rank + i) % n);
             shm_unlink(name);
         }
-        if (P.cma_ok)
-            P.cma_ok = cma_probe((P.rank + 1) % n, right_ctl);
+        if (P.cma_ok && probe_peer >= 0)
+            P.cma_ok = cma_probe(probe_peer, probe_ctl);
     }
     if (seg_name[0])
         shm_unlink(seg_name);
@@ -239,6 +375,39 @@ int credo_fc_peer_stats_get(int peer, credo_fc_peer_stats *out)
     for (const preq *r = P.dq[peer].head; r; r = r->next)
         queued++;
     *out = (credo_fc_peer_stats){v.credits, v.granted, v.intended, v.owed, P.held_src[peer], queued};
+    return 0;
+}
+
+int credo_peer_transport(int peer, char *name, size_t len)
+{
+    CREDO_LOCK_ENTER();
+    if (!credo_rt.initialized || !P.xp || peer < 0 || peer >= P.size || !name || len == 0)
+        return -1;
+    snprintf(name, len, "%s", peer == P.rank ? "self" : P.xp[peer] == XP_OFI ? "ofi" : "shm");
+    return 0;
+}
+
+int credo_net_stats_get(credo_net_stats *out)
+{
+    CREDO_LOCK_ENTER();
+    if (!credo_rt.initialized || !out)
+        return -1;
+    *out = P.nst;
+    if (P.nnet) {
+        xofi_stats x;
+        xofi_get_stats(&x);
+        out->packets_sent = x.packets_sent;
+        out->bytes_sent = x.bytes_sent;
+        out->packets_received = x.packets_received;
+        out->bytes_received = x.bytes_received;
+        out->rx_capacity = x.rx_capacity;
+        out->rx_peak_bytes = x.rx_peak_bytes;
+        out->rx_dry = x.rx_dry;
+        out->mr_hits = x.mr_hits;
+        out->mr_misses = x.mr_misses;
+        out->mr_evictions = x.mr_evictions;
+        out->mr_invalidations = x.mr_invalidations;
+    }
     return 0;
 }
 
@@ -287,9 +456,22 @@ void p2p_finalize(void)
         p2p_wait_step(&w);
     if (credo_cfg.fc_report)
         fc_report();
+    if (P.nnet) {
+        /* Nothing may be in flight when the endpoints close: every rank drives its network sends
+         * out, then all meet (a peer still sending to a closed endpoint would see the job fail). */
+        while (xofi_progress(POLL_FLUSH_BUDGET, NULL, NULL, NULL) > 0)
+            ;
+        if (boot_fence())
+            fprintf(stderr, "credo: rank %d: the finalize barrier of the network transport failed\n", P.rank);
+    }
     for (int r = 0; r < P.size; r++)
-        if (r != P.rank)
+        if (r != P.rank && P.xp[r] == XP_SHM)
             mbox_detach(&P.peer[r]);
+    if (P.nnet || P.net_tx)
+        xofi_close();
+    free(P.net_tx);
+    free(P.xp);
+    free(P.node);
     mbox_detach(&P.self);
     for (int s = 0; s < P.size; s++)
         for (uexp *u = P.uq[s].head, *nx; u; u = nx) {

@@ -12,7 +12,7 @@
 
 #define MBOX_CACHELINE 64
 #define MBOX_MAGIC 0x6372656430626f78ull /* "cred0box" */
-#define MBOX_VERSION 6u
+#define MBOX_VERSION 7u
 
 /* Every slot starts with this 8-byte header. `seq` is written last (release) and equals the low 32 bits
  * of the slot's absolute ring index + 1: the owner polls exactly one word and never has to clear a slot,
@@ -60,6 +60,7 @@ typedef struct mbox_rts {
                       * from there and no CTS round trip is needed */
     uint64_t len;    /* full length */
     uint64_t sreq;   /* sender's request, echoed in FIN/CTS */
+    uint64_t key;    /* network peers: the registration key of the buffer at addr (0 in shared memory) */
 } mbox_rts;
 
 /* User-space addresses never have bit 63 set, so it marks a prepushed RTS. */
