@@ -116,6 +116,29 @@ int main(int argc, char **argv) {
 #ifdef CREDO_STATS
     /* Every rank checks its own mailbox bound; rank 0's line is the interesting one. */
     tu_stats_check_print("after flood");
+    /* Over the network transport the mailbox is rank 0's multi-receive buffers: credits must keep
+     * the senders' bytes within one buffer, so the provider never finds none posted (rx_dry) and
+     * never buffers for us on its own. */
+    credo_net_stats ns;
+    if (rank == 0 && credo_net_stats_get(&ns) == 0 && ns.net_peers > 0) {
+        printf("network mailbox rank 0: provider %s, %u peers, %llu packets in, peak %llu of %llu bytes "
+               "unconsumed, ran dry %llu times\n", ns.provider, ns.net_peers, (unsigned long long)ns.packets_received,
+               (unsigned long long)ns.rx_peak_bytes, (unsigned long long)ns.rx_capacity,
+               (unsigned long long)ns.rx_dry);
+        if (max_rss_mib > 0) { /* credit schemes (the none scheme bounds nothing) */
+            CHECK(ns.rx_dry == 0, "the network mailbox ran dry %llu times", (unsigned long long)ns.rx_dry);
+            credo_fc_stats fs;
+            const char *ss = getenv("CREDO_SLOT_SIZE");
+            unsigned long long bound = 0;
+            if (credo_fc_stats_get(&fs) == 0)
+                bound = (unsigned long long)fs.mailbox_slots * (ss ? strtoull(ss, NULL, 10) : 64);
+            CHECK(ns.rx_peak_bytes <= bound && bound <= ns.rx_capacity,
+                  "%llu unconsumed bytes at once: more than the credits allow (%llu), or those exceed the "
+                  "%llu-byte receive buffer", (unsigned long long)ns.rx_peak_bytes, bound,
+                  (unsigned long long)ns.rx_capacity);
+            printf("ok: the network mailbox was never overrun\n");
+        }
+    }
 #endif
     if (rank == 0) {
         long rss = max_rss_kib();
