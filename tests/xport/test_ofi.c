@@ -310,7 +310,7 @@ static void test_large_packets_in_order(void **unused)
  * small budget, so sends queue behind -FI_EAGAIN, xofi_send reads the CQ from inside a handler, and
  * completions wait across calls; the echoes must come back whole and in order. */
 #define E_COUNT 2000
-#define E_COPIES 4 /* echoes per packet: the way back carries more than the way out, and backs up */
+#define E_COPIES 8 /* echoes per packet: the way back carries more than the way out, and backs up */
 
 static int g_echo_err;
 
@@ -365,8 +365,8 @@ static int echo_sender(int sock)
         fill(pkt, n, &s);
         CHECK(xofi_send(1, pkt, n) == 0, "send %d", i);
         CHECK(xofi_progress(5, echo_check, NULL, &es) >= 0, "progress");
-        if (i % 500 == 250)
-            usleep(100000); /* not reading: the echoes back up at the echoing side */
+        if (i % 400 == 200)
+            usleep(150000); /* not reading: the echoes back up at the echoing side */
     }
     while (es.v.got < E_COUNT) {
         CHECK(xofi_progress(5, echo_check, NULL, &es) >= 0, "progress");
