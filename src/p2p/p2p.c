@@ -19,6 +19,7 @@ p2p_engine P;
 #define FIRST_OFF (sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr)) /* 24: payload offset in a first slot */
 #define CONT_OFF (sizeof(mbox_slot_hdr))                         /* 8: payload offset in other slots */
 #define MAX_CHUNK_SLOTS 255u                                      /* nslots is one byte */
+#define RTS_OFF (FIRST_OFF + sizeof(mbox_rts)) /* 56: a network RTS's first bytes of data follow its descriptor */
 #define POLL_BUDGET 64
 
 /* ------------------------------------------------------------------------------------------------
@@ -33,6 +34,13 @@ static void net_send(int dest, uint32_t nslots);
 static inline int is_net(int dest)
 {
     return __builtin_expect(P.xp[dest] == XP_OFI, 0);
+}
+
+/* Bytes of a len-byte message that a network RTS of ns slots carries after its descriptor. */
+static inline size_t net_rts_inline(const mbox *mb, size_t len, uint32_t ns)
+{
+    size_t room = mbox_chunk_bytes(mb, RTS_OFF, ns);
+    return len < room ? len : room;
 }
 
 /* Reserves n slots at dest once flow control granted them (shared memory: room is guaranteed). */
@@ -565,7 +573,9 @@ static int send_push(preq *s)
         size_t first_off = s->started ? CONT_OFF : FIRST_OFF;
         uint32_t need;
         size_t remaining = s->len - s->off;
-        if (s->rndv)
+        if (s->rndv && is_net(dest)) /* the RTS carries the first chunk (seed 002) */
+            need = mbox_slots_for(mb, RTS_OFF, s->len < P.rts_inline_max ? s->len : P.rts_inline_max);
+        else if (s->rndv)
             need = 1;
         else
             need = mbox_slots_for(mb, first_off, remaining);
@@ -610,6 +620,11 @@ static int send_push(preq *s)
                                     s->len, dest, xofi_last_error());
                 }
                 memcpy(first + FIRST_OFF, &rd, sizeof rd);
+                /* as many first bytes as the granted slots hold: the receiver derives the count
+                 * from the chunk's slots (net_rts_inline) and pulls only the rest */
+                size_t in = net_rts_inline(mb, s->len, got);
+                if (in)
+                    mbox_put_bytes(mb, idx, RTS_OFF, s->buf, in);
             } else if (s->rndv) {
                 mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
                 int u = prepush_take(s->len);
@@ -943,9 +958,11 @@ static int cma_copy(int peer, void *local, uint64_t remote, size_t n)
  * pipelined copy (below CREDO_CMA_MIN; by default while the sender waits inside MPI): each
  * process_vm_readv pays a system call and pins the pages it reads, which made CMA up to 4.4x slower
  * than the copy on the development VM (docs/ARCHITECTURE.md, "Choosing the rendezvous path"). */
-static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size_t n, uint64_t sreq);
+static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size_t have, size_t n, uint64_t sreq);
 
-static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, size_t mlen, uint64_t sreq)
+/* have: bytes of the message already in r's buffer (a network RTS's first chunk) */
+static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, size_t mlen, uint64_t sreq,
+                      size_t have)
 {
     size_t n = mlen < r->len ? mlen : r->len;
     r->peer = src;
@@ -954,12 +971,12 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
     if (is_net(src)) {
         if (raddr & MBOX_RTS_PREPUSHED) /* a network peer has no prepush area here */
             protocol_error(src, "prepushed request-to-send over the network", raddr);
-        if (n == 0) {
+        if (n <= have) {
             queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
             recv_finish(r, src, tag, mlen);
             return;
         }
-        net_pull_start(r, src, raddr, rkey, n, sreq);
+        net_pull_start(r, src, raddr, rkey, have, n, sreq);
         return;
     }
     if (raddr & MBOX_RTS_PREPUSHED) {
@@ -1303,7 +1320,7 @@ static void on_eager_cont(const mbox *mb, int src, uint64_t idx, uint32_t ns)
     }
 }
 
-static void on_rts(const mbox *mb, int src, uint64_t idx)
+static void on_rts(const mbox *mb, int src, uint64_t idx, uint32_t ns)
 {
     no_message_open(src);
     P.dq[src].rx_msgs++;
@@ -1316,13 +1333,17 @@ static void on_rts(const mbox *mb, int src, uint64_t idx)
         P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
         fc_drain_soon();
     }
+    size_t in = is_net(src) ? net_rts_inline(mb, (size_t)rd.len, ns) : 0;
     preq *r = posted_match(src, mh.tag, mh.ctx);
     if (r) {
-        fc_release(src, 1);
-        rndv_pull(r, src, mh.tag, rd.addr, rd.key, (size_t)rd.len, rd.sreq);
+        size_t take = clip(r, 0, in);
+        if (take)
+            mbox_get_bytes(mb, idx, RTS_OFF, r->buf, take);
+        fc_release(src, ns);
+        rndv_pull(r, src, mh.tag, rd.addr, rd.key, (size_t)rd.len, rd.sreq, in);
         return;
     }
-    uexp *u = malloc(sizeof *u);
+    uexp *u = malloc(sizeof *u + in);
     if (!u)
         credo_abort(1, "out of memory holding a rendezvous request from rank %d", src);
     u->src = src;
@@ -1330,14 +1351,16 @@ static void on_rts(const mbox *mb, int src, uint64_t idx)
     u->ctx = mh.ctx;
     u->kind = UEXP_RTS;
     u->probed = 0;
-    u->held = 1;
+    u->held = ns;
     u->len = (size_t)rd.len;
-    u->received = 0;
+    u->received = in; /* network: the first bytes, in data[] */
+    if (in)
+        mbox_get_bytes(mb, idx, RTS_OFF, u->data, in);
     u->raddr = rd.addr;
     u->rkey = rd.key;
     u->sreq = rd.sreq;
     u->self_send = NULL;
-    held_add(src, 1, 0);
+    held_add(src, ns, in);
     uexp_append(u);
 }
 
@@ -1520,7 +1543,7 @@ static inline __attribute__((always_inline)) void on_chunk(const mbox *mb, int s
         on_eager_cont(mb, src, idx, ns);
         break;
     case MBOX_PKT_RTS:
-        on_rts(mb, src, idx);
+        on_rts(mb, src, idx, ns);
         break;
     case MBOX_PKT_FC_CREDIT:
     case MBOX_PKT_FC_REQUEST:
@@ -1699,14 +1722,15 @@ static void net_pull_issue(net_pull *q)
 }
 
 /* Starts the pull of n bytes of a matched network rendezvous into r's buffer. */
-static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size_t n, uint64_t sreq)
+static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size_t have, size_t n, uint64_t sreq)
 {
     net_pull *q = calloc(1, sizeof *q);
     if (!q)
         credo_abort(1, "out of memory starting a rendezvous receive from rank %d", src);
-    *q = (net_pull){.prev = P.npull_tail, .r = r, .src = src, .sreq = sreq, .raddr = raddr, .rkey = rkey, .n = n};
+    *q = (net_pull){.prev = P.npull_tail, .r = r, .src = src, .sreq = sreq, .raddr = raddr, .rkey = rkey, .n = n,
+                    .issued = have};
     uint64_t key, addr;
-    if (xofi_mr_get(r->buf, n, &q->mr, &key, &addr))
+    if (xofi_mr_get(r->buf + have, n - have, &q->mr, &key, &addr))
         credo_abort(1, "rendezvous receive of %zu bytes from rank %d: cannot register the buffer: %s", n, src,
                     xofi_last_error());
     if (P.npull_tail)
@@ -1882,7 +1906,7 @@ static int pull_deferred(void)
         P.pull_head = u->next;
         if (!P.pull_head)
             P.pull_tail = NULL;
-        rndv_pull(u->pull_req, u->src, u->tag, u->raddr, u->rkey, u->len, u->sreq);
+        rndv_pull(u->pull_req, u->src, u->tag, u->raddr, u->rkey, u->len, u->sreq, 0);
         free(u);
         n++;
     }
@@ -1923,8 +1947,7 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
     }
     case UEXP_RTS: {
         uint32_t held = unheld ? 0 : u->held;
-        if (!unheld)
-            held_sub(src, held, 0);
+        held_sub(src, held, u->received); /* a network RTS's first bytes counted as buffered */
         if (held)
             fc_release(src, held);
         if (P.defer_pull_min && u->len >= P.defer_pull_min && r->len >= P.defer_pull_min && P.cma_ok &&
@@ -1932,7 +1955,9 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
             pull_defer(r, u);
             return;
         }
-        rndv_pull(r, src, u->tag, u->raddr, u->rkey, u->len, u->sreq);
+        if (u->received) /* a network RTS's first chunk */
+            copy_bytes(r->buf, u->data, clip(r, 0, u->received));
+        rndv_pull(r, src, u->tag, u->raddr, u->rkey, u->len, u->sreq, u->received);
         free(u);
         return;
     }

@@ -239,6 +239,7 @@ typedef struct p2p_engine {
     int npull_blocked;      /* a read was refused (-EAGAIN): retry issuing at the next progress */
     size_t rndv_chunk;      /* CREDO_RNDV_CHUNK */
     uint32_t rndv_window;   /* CREDO_RNDV_WINDOW */
+    size_t rts_inline_max;  /* most bytes a network RTS carries (the first chunk; p2p_init) */
     uint32_t net_outstanding; /* reads outstanding over all pulls */
     credo_net_stats nst;
 } p2p_engine;

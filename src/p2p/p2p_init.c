@@ -189,6 +189,19 @@ int p2p_init(void)
     P.node = calloc((size_t)n, sizeof *P.node);
     P.rndv_chunk = credo_cfg.rndv_chunk;
     P.rndv_window = credo_cfg.rndv_window;
+    /* The first chunk goes with the RTS, within half the slots a sender has towards one receiver
+     * (the rest keeps eager messages moving behind it), at most one pull chunk. */
+    {
+        uint32_t k = (fp.slots_per_peer > fp.credit_slots ? fp.slots_per_peer - fp.credit_slots : 2) / 2;
+        if (k < 1)
+            k = 1;
+        if (k > 255)
+            k = 255;
+        size_t ss = credo_cfg.slot_size, first = ss - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr) - sizeof(mbox_rts);
+        P.rts_inline_max = first + (size_t)(k - 1) * (ss - sizeof(mbox_slot_hdr));
+        if (P.rts_inline_max > P.rndv_chunk)
+            P.rts_inline_max = P.rndv_chunk;
+    }
     P.probe_src = -2;
     P.last_isend_dest = -1;
     /* Batching needs credits: without them (none) a staged message could find the ring full. */
