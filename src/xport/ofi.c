@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/fabric.h>
@@ -37,6 +38,7 @@
 #define OFI_MR_MAX_BYTES ((size_t)1 << 30) /* ... and so do cached bytes beyond this */
 #define OFI_CQ_BATCH 32
 #define OFI_SBUF_KEEP 64 /* idle send buffers kept for reuse; more are freed at completion */
+#define OFI_DEFAULT_STALL_MS 30000u
 
 enum op_kind { OP_SEND = 1, OP_RECV, OP_READ };
 
@@ -115,6 +117,8 @@ static struct {
     /* send side */
     sbuf *free_sbufs, *all_sbufs;
     sbuf *pend_head, *pend_tail; /* FIFO of packets the provider refused: sent before anything newer */
+    uint64_t head_refused_ns;    /* when the provider first refused the current head (0: not yet) */
+    uint64_t read_refused_ns;    /* when it first refused a read, since the last one it took */
     size_t sbufs_live;   /* buffers queued or owned by the provider (sends not yet complete) */
     size_t sbufs_free;   /* on the free list */
     int send_events;     /* send completions and queued sends posted, for xofi_progress's count */
@@ -132,6 +136,7 @@ static struct {
 } g = {.wait_fd = -1};
 
 static char last_err[512];
+static unsigned stall_ms = OFI_DEFAULT_STALL_MS; /* xofi_set_stall_timeout */
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -290,7 +295,18 @@ static int fatal_send(int dest, ssize_t rc)
     return ofi_errno(rc);
 }
 
-/* Sends queued packets, oldest first, until the provider refuses one. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sends queued packets, oldest first, until the provider refuses one. A head refused for stall_ms
+ * is fatal: when the send that meets a dead peer's reset is an inject, rxm over tcp reports the
+ * error to nobody (injects have no completion), then retries the connection every 2 s, refused,
+ * and answers -FI_EAGAIN to every send and read meanwhile (FI_LOG_LEVEL=warn shows it; about one
+ * run in ten of xport.ofi's dead peer under load). */
 static int pend_flush(void)
 {
     while (g.pend_head) {
@@ -298,8 +314,18 @@ static int pend_flush(void)
         sbuf *next = s->next;
         int dest = s->dest;
         ssize_t rc = sbuf_post(s);
-        if (rc == -FI_EAGAIN)
+        if (rc == -FI_EAGAIN) {
+            uint64_t now = now_ns();
+            if (!g.head_refused_ns)
+                g.head_refused_ns = now;
+            else if (now - g.head_refused_ns > (uint64_t)stall_ms * 1000000u) {
+                seterr(NULL, 0, "ofi: the provider has refused every send to rank %d for %u ms: the peer is gone?",
+                       dest, stall_ms);
+                return -ETIMEDOUT;
+            }
             return 0;
+        }
+        g.head_refused_ns = 0;
         g.pend_head = next;
         if (!next)
             g.pend_tail = NULL;
@@ -1096,11 +1122,22 @@ int xofi_read(int peer, void *local, size_t len, xofi_mr *local_mr, uint64_t rad
     if (rc) {
         r->next = g.free_rops;
         g.free_rops = r;
-        if (rc == -FI_EAGAIN)
+        if (rc == -FI_EAGAIN) {
+            /* the same silent refusal as for sends (pend_flush) when the peer is gone */
+            uint64_t now = now_ns();
+            if (!g.read_refused_ns)
+                g.read_refused_ns = now;
+            else if (now - g.read_refused_ns > (uint64_t)stall_ms * 1000000u) {
+                seterr(NULL, 0, "ofi: the provider has refused every read for %u ms (the last from rank %d): the "
+                       "peer is gone?", stall_ms, peer);
+                return -ETIMEDOUT;
+            }
             return -EAGAIN;
+        }
         seterr(NULL, 0, "ofi: read of %zu B from rank %d failed: %s", len, peer, fi_strerror((int)-rc));
         return ofi_errno(rc);
     }
+    g.read_refused_ns = 0;
     g.reads_out++;
     g.st.reads_issued++;
     g.st.read_bytes += len;
@@ -1122,6 +1159,8 @@ int xofi_sleep_ok(void)
     struct fid *f = &g.cq->fid;
     return fi_trywait(g.fabric, &f, 1) == 0;
 }
+
+void xofi_set_stall_timeout(unsigned ms) { stall_ms = ms ? ms : OFI_DEFAULT_STALL_MS; }
 
 void xofi_get_stats(xofi_stats *out)
 {

@@ -93,6 +93,14 @@ int xofi_wait_fd(void);
 /* 1 when nothing is pending that only progress would find (fi_trywait succeeded): safe to sleep. */
 int xofi_sleep_ok(void);
 
+/* A queued packet the provider keeps refusing for ms milliseconds is a fatal error of
+ * xofi_send / xofi_progress naming its destination, and so is a read refused (-EAGAIN) that long
+ * (xofi_read then returns -ETIMEDOUT): rxm over tcp can refuse everything to a dead peer without
+ * ever reporting an error. 0 restores the default, 30 s. It must exceed the longest
+ * time a live peer may go without progress while this rank's sends to it fill the provider's queues
+ * (rare under credits: what they allow in flight fits the socket buffers). Kept across open/close. */
+void xofi_set_stall_timeout(unsigned ms);
+
 void xofi_get_stats(xofi_stats *out);
 const char *xofi_provider_name(void);
 const char *xofi_last_error(void);

@@ -28,6 +28,7 @@ int xofi_read(int peer, void *local, size_t len, xofi_mr *local_mr, uint64_t rad
 }
 int xofi_wait_fd(void) { return -1; }
 int xofi_sleep_ok(void) { return 0; }
+void xofi_set_stall_timeout(unsigned ms) {}
 void xofi_get_stats(xofi_stats *out)
 {
     if (out)

@@ -853,6 +853,8 @@ static void test_wait_fd_wakes(void **unused)
 
 static int e_survivor(int sock)
 {
+    /* rxm sometimes refuses every send to the dead peer without an error: the stall bound ends it */
+    xofi_set_stall_timeout(2000);
     unsigned char pkt[2048];
     memset(pkt, 7, sizeof pkt);
     int got = 0, rc = 0;
@@ -870,7 +872,12 @@ static int e_survivor(int sock)
             if (poll(&pf, 1, 0) > 0 && sock_read_all(sock, &go, 1) == 0)
                 dead_at = now_ns(); /* the peer is about to _exit */
         }
-        CHECK(now_ns() - t0 < 10000000000ull, "no error 10 s into the run (%ld packets sent)", sent);
+        if (now_ns() - t0 >= 25000000000ull) {
+            xofi_stats x;
+            xofi_get_stats(&x);
+            CHECK(0, "no error 25 s into the run (%ld packets sent, %llu posted, %llu refused and queued)", sent,
+                  (unsigned long long)x.packets_sent, (unsigned long long)x.sends_queued);
+        }
         usleep(200);
     }
     CHECK(dead_at != 0, "error %d before the peer died: %s", rc, xofi_last_error());
@@ -888,7 +895,7 @@ static int e_survivor(int sock)
     int r;
     while ((r = xofi_read(1, local, sizeof local, mr, 0, 1, &rd)) == -EAGAIN) {
         xofi_progress(0, count_rx, c_on_read, NULL);
-        CHECK(now_ns() - t1 < 5000000000ull, "read to a dead peer: -EAGAIN for 5 s");
+        CHECK(now_ns() - t1 < 5000000000ull, "read to a dead peer: -EAGAIN for 5 s (the stall bound is 2 s)");
     }
     while (r == 0 && !rd.done) {
         xofi_progress(0, count_rx, c_on_read, NULL);
@@ -906,8 +913,9 @@ static int e_victim(int sock)
     int got = 0;
     uint64_t t0 = now_ns();
     while (got < 200) {
+        /* (generous: under load rxm has taken seconds to set a connection up) */
         CHECK(xofi_progress(0, count_rx, NULL, &got) >= 0, "progress");
-        CHECK(now_ns() - t0 < 5000000000ull, "only %d packets", got);
+        CHECK(now_ns() - t0 < 20000000000ull, "only %d packets in 20 s", got);
     }
     char go = 'x';
     sock_write_all(sock, &go, 1);
