@@ -11,7 +11,10 @@
  *   requested keys (not provider keys), and remote addresses are offsets into the registration (no
  *   FI_MR_VIRT_ADDR). The code handles every bit anyway, because verbs;ofi_rxm sets all of them.
  * - Completions of one receive buffer arrive in order, and the one carrying FI_MULTI_RECV is the
- *   buffer's last, so "repost after the release completion's packet was handed out" is exact. */
+ *   buffer's last, so "repost after the release completion's packet was handed out" is exact, as
+ *   long as every packet goes eager (rendezvous completes out of order: rxm_eager_limit).
+ * - A dead peer can make rxm refuse every send and read without an error: the stall bound
+ *   (xofi_set_stall_timeout, pend_flush) turns that into a fatal error naming the rank. */
 #include "xport/ofi.h"
 
 #include <errno.h>
