@@ -119,8 +119,14 @@ static struct {
     size_t stash_head, stash_n, stash_cap;
     /* send side */
     sbuf *free_sbufs, *all_sbufs;
-    sbuf *pend_head, *pend_tail; /* FIFO of packets the provider refused: sent before anything newer */
-    uint64_t head_refused_ns;    /* when the provider first refused the current head (0: not yet) */
+    /* Packets the provider refused, one FIFO per destination (sent before anything newer to it;
+     * one slow peer does not hold up the others), and the destinations with a non-empty one. */
+    struct pend_q {
+        sbuf *head, *tail;
+        uint64_t refused_ns; /* when the provider first refused the current head (0: not yet) */
+    } *pend;
+    int *pend_dests;
+    int npend_dests;
     uint64_t read_refused_ns;    /* when it first refused a read, since the last one it took */
     size_t sbufs_live;   /* buffers queued or owned by the provider (sends not yet complete) */
     size_t sbufs_free;   /* on the free list */
@@ -305,38 +311,67 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Sends queued packets, oldest first, until the provider refuses one. A head refused for stall_ms
- * is fatal: when the send that meets a dead peer's reset is an inject, rxm over tcp reports the
- * error to nobody (injects have no completion), then retries the connection every 2 s, refused,
- * and answers -FI_EAGAIN to every send and read meanwhile (FI_LOG_LEVEL=warn shows it; about one
- * run in ten of xport.ofi's dead peer under load). */
-static int pend_flush(void)
+static void pend_push(sbuf *s)
 {
-    while (g.pend_head) {
-        sbuf *s = g.pend_head;
+    struct pend_q *q = &g.pend[s->dest];
+    if (q->tail) {
+        q->tail->next = s;
+    } else {
+        q->head = s;
+        q->refused_ns = 0;
+        g.pend_dests[g.npend_dests++] = s->dest;
+    }
+    q->tail = s;
+}
+
+/* Sends one destination's queued packets, oldest first, until the provider refuses one. A head
+ * refused for stall_ms is fatal: when the send that meets a dead peer's reset is an inject, rxm
+ * over tcp reports the error to nobody (injects have no completion), then retries the connection
+ * every 2 s, refused, and answers -FI_EAGAIN to every send and read meanwhile (FI_LOG_LEVEL=warn
+ * shows it; about one run in ten of xport.ofi's dead peer under load). */
+static int pend_flush_dest(int dest)
+{
+    struct pend_q *q = &g.pend[dest];
+    while (q->head) {
+        sbuf *s = q->head;
         sbuf *next = s->next;
-        int dest = s->dest;
         ssize_t rc = sbuf_post(s);
         if (rc == -FI_EAGAIN) {
             uint64_t now = now_ns();
-            if (!g.head_refused_ns)
-                g.head_refused_ns = now;
-            else if (now - g.head_refused_ns > (uint64_t)stall_ms * 1000000u) {
+            if (!q->refused_ns)
+                q->refused_ns = now;
+            else if (now - q->refused_ns > (uint64_t)stall_ms * 1000000u) {
                 seterr(NULL, 0, "ofi: the provider has refused every send to rank %d for %u ms: the peer is gone?",
                        dest, stall_ms);
                 return -ETIMEDOUT;
             }
             return 0;
         }
-        g.head_refused_ns = 0;
-        g.pend_head = next;
+        q->refused_ns = 0;
+        q->head = next;
         if (!next)
-            g.pend_tail = NULL;
+            q->tail = NULL;
         g.send_events++;
         if (rc) {
             sbuf_put(s);
             return fatal_send(dest, rc);
         }
+    }
+    return 0;
+}
+
+/* Every destination with queued packets gets its turn; emptied ones leave the list. */
+static int pend_flush(void)
+{
+    for (int i = 0; i < g.npend_dests;) {
+        int dest = g.pend_dests[i];
+        int rc = pend_flush_dest(dest);
+        if (rc)
+            return rc;
+        if (!g.pend[dest].head)
+            g.pend_dests[i] = g.pend_dests[--g.npend_dests];
+        else
+            i++;
     }
     return 0;
 }
@@ -691,7 +726,9 @@ int xofi_open(const xofi_params *p, char *err, size_t errlen)
     }
 
     g.peers = malloc((size_t)p->size * sizeof *g.peers);
-    if (!g.peers) {
+    g.pend = calloc((size_t)p->size, sizeof *g.pend);
+    g.pend_dests = malloc((size_t)p->size * sizeof *g.pend_dests);
+    if (!g.peers || !g.pend || !g.pend_dests) {
         seterr(err, errlen, "ofi: out of memory");
         xofi_close();
         return -ENOMEM;
@@ -840,7 +877,8 @@ int xofi_send(int dest, const void *pkt, size_t len)
         return -EINVAL;
     }
     ssize_t rc;
-    if (!g.pend_head) {
+    int queued = g.pend[dest].head != NULL;
+    if (!queued) {
         if (len <= g.inject_size) {
             rc = fi_inject(g.ep, pkt, len, g.peers[dest]);
             if (rc == 0) {
@@ -860,7 +898,7 @@ int xofi_send(int dest, const void *pkt, size_t len)
     s->dest = dest;
     s->len = len;
     memcpy(s->data, pkt, len);
-    if (!g.pend_head && len > g.inject_size) {
+    if (!queued && len > g.inject_size) {
         rc = sbuf_post(s);
         if (rc == 0)
             return 0;
@@ -869,14 +907,9 @@ int xofi_send(int dest, const void *pkt, size_t len)
             return fatal_send(dest, rc);
         }
     }
-    /* Busy, or older packets are still waiting: this one queues behind them, whatever its
-     * destination (one FIFO keeps every destination's order and costs nothing when empty). */
+    /* Busy, or older packets to dest are still waiting: this one queues behind them. */
     g.st.sends_queued++;
-    if (g.pend_tail)
-        g.pend_tail->next = s;
-    else
-        g.pend_head = s;
-    g.pend_tail = s;
+    pend_push(s);
     drive_from_send();
     return pend_flush();
 }
@@ -933,10 +966,16 @@ int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg)
     rc = pend_flush();
     if (rc)
         return rc;
-    /* Send-side work counts too, and a send not yet complete keeps the count above 0, so that
-     * "progress while it returns > 0" drains everything before the endpoint closes (finalize). */
+    /* Send-side work counts too. Sends not yet complete do not: a caller that treats a positive
+     * count as "keep going" (a real-time progress thread) would spin while the provider writes
+     * them; xofi_busy() says whether any are left (finalize drains until it says no). */
     done += g.send_events;
-    return done ? done : g.sbufs_live > 0;
+    return done;
+}
+
+int xofi_busy(void)
+{
+    return g.ep && g.sbufs_live > 0;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -1154,7 +1193,7 @@ int xofi_wait_fd(void) { return g.ep ? g.wait_fd : -1; }
 
 int xofi_sleep_ok(void)
 {
-    if (!g.ep || g.wait_fd < 0 || g.stash_n || g.pend_head)
+    if (!g.ep || g.wait_fd < 0 || g.stash_n || g.npend_dests)
         return 0;
     for (int i = 0; i < OFI_NRXBUF; i++)
         if (g.rx[i].need_repost)
@@ -1211,6 +1250,8 @@ void xofi_close(void)
     if (g.info)
         fi_freeinfo(g.info);
     free(g.peers);
+    free(g.pend);
+    free(g.pend_dests);
     free(g.stash);
     char prov[sizeof g.prov];
     memcpy(prov, g.prov, sizeof prov);
