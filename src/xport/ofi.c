@@ -341,8 +341,8 @@ static int pend_flush_dest(int dest)
             if (!q->refused_ns)
                 q->refused_ns = now;
             else if (now - q->refused_ns > (uint64_t)stall_ms * 1000000u) {
-                seterr(NULL, 0, "ofi: the provider has refused every send to rank %d for %u ms: the peer is gone?",
-                       dest, stall_ms);
+                seterr(NULL, 0, "ofi: the provider has refused every send to rank %d for %u ms: the peer is gone, "
+                       "or its connection is stuck", dest, stall_ms);
                 return -ETIMEDOUT;
             }
             return 0;
