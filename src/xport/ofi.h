@@ -62,10 +62,14 @@ typedef void (*xofi_read_fn)(void *ctx, int status, void *arg);
 /* Drives the provider, hands out at most budget received packets and read completions (budget <= 0:
  * no bound) in arrival order, and sends what xofi_send queued. on_rx NULL drops what arrives (only
  * for draining at finalize). Returns events handled (packets, reads, send completions, queued sends
- * posted), at least 1 while a copied send is queued or not yet complete (so "while > 0" drains the
- * sends; an injected packet of up to the inject size leaves the provider during that call), negative
- * on a fatal error (a send or receive failed: the peer is gone; xofi_last_error() names its rank). */
+ * posted; a send merely not yet complete is not one, so a caller that loops while > 0 does not spin
+ * on the provider's writing), negative on a fatal error (a send or receive failed, or the stall bound
+ * below: the peer is gone; xofi_last_error() names its rank). */
 int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg);
+/* 1 while copied sends are queued or not yet completed by the provider: drain with
+ * "while (xofi_progress(...) > 0 || xofi_busy())" (an injected packet, up to the inject size, leaves
+ * the provider during the progress call after it). */
+int xofi_busy(void);
 
 /* Registration cache: a registration of [buf, buf + len) for remote reads (sender side) or as a
  * read's local target (receiver side, providers with FI_MR_LOCAL). A range inside a cached

@@ -380,7 +380,7 @@ static int echo_sender(int sock)
            (unsigned long long)x.sends_queued);
     unsigned char bye = 0xAC;
     CHECK(xofi_send(1, &bye, 1) == 0, "bye");
-    while (xofi_progress(0, rx_verify, NULL, &st) > 0) /* drain: the count stays > 0 until sent */
+    while (xofi_progress(0, rx_verify, NULL, &st) > 0 || xofi_busy()) /* drain: until all is sent */
         ;
     free(pkt);
     free(st.want);
@@ -406,7 +406,7 @@ static int echo_receiver(int sock)
     printf("ofi echo (%s): %llu sends queued at the echoing side\n", xofi_provider_name(),
            (unsigned long long)x.sends_queued);
     CHECK(x.sends_queued > 0, "no echo was ever refused: the queue inside handlers went untested");
-    while (xofi_progress(0, NULL, NULL, NULL) > 0)
+    while (xofi_progress(0, NULL, NULL, NULL) > 0 || xofi_busy())
         ;
     usleep(100000);
     free(st.want);

@@ -27,6 +27,7 @@ static void test_every_call_says_enosys(void **unused)
     assert_int_equal(xofi_connect(1, "00", err, sizeof err), -ENOSYS);
     assert_int_equal(xofi_send(1, "x", 1), -ENOSYS);
     assert_int_equal(xofi_progress(8, NULL, NULL, NULL), -ENOSYS);
+    assert_int_equal(xofi_busy(), 0);
     xofi_mr *mr = NULL;
     assert_int_equal(xofi_mr_get(card, 1, &mr, NULL, NULL), -ENOSYS);
     assert_int_equal(xofi_read(1, card, 1, NULL, 0, 0, NULL), -ENOSYS);
