@@ -120,6 +120,9 @@ static void *pt_thread_ordinary(void *unused)
             continue;
         }
         if (events > 0) {
+            /* A rank with network peers sleeps on the completion queue, which we may just have
+             * drained of what it waits for: wake it (shared memory's doorbell rings by itself). */
+            p2p_wake_sleeper();
             idle = 0;
             continue;
         }

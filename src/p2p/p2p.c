@@ -9,6 +9,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "core/config.h"
@@ -2237,19 +2238,36 @@ static void wait_step(p2p_waiter *w);
  * sleeps, as for the doorbell. */
 static void net_sleep(uint32_t timeout_us, int locked)
 {
-    /* unlocked (the progress thread between passes): only the fd, which poll does not consume */
+    /* Unlocked (the progress thread between passes): only poll, which consumes nothing; fi_trywait
+     * needs the lock. The wake fd is what another thread of ours writes when it completed what a
+     * sleeper may wait for (p2p_wake_sleeper, p2p_wake_local_sleepers): the completion queue stays
+     * quiet for an event some other thread already took from it. */
     int fd = xofi_wait_fd();
-    if (fd < 0 || (locked && !xofi_sleep_ok())) {
-        sched_yield();
-        return;
-    }
-    struct pollfd pfd = {fd, POLLIN, 0};
+    if (locked && fd >= 0 && !xofi_sleep_ok())
+        return; /* something is pending: progress again */
+    struct pollfd pfd[2] = {{P.wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
     struct timespec ts = {timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000};
+    if (locked)
+        atomic_fetch_add_explicit(&P.local_sleepers, 1, memory_order_relaxed);
     int held = locked && lock_hooks.drop ? lock_hooks.drop() : 0;
-    int rc = ppoll(&pfd, 1, &ts, NULL);
-    (void)rc; /* woken, timed out or interrupted: the caller progresses either way */
+    /* without a wait fd from the provider, a bounded sleep on the wake fd alone */
+    int rc = ppoll(pfd, fd >= 0 ? 2 : 1, fd >= 0 ? &ts : &(struct timespec){0, 50000}, NULL);
+    if (rc > 0 && (pfd[0].revents & POLLIN)) {
+        uint64_t v;
+        ssize_t got = read(P.wake_fd, &v, sizeof v); /* nonblocking: another sleeper may have read it */
+        (void)got;
+    }
     if (locked && lock_hooks.drop)
         lock_hooks.take(held);
+    if (locked)
+        atomic_fetch_sub_explicit(&P.local_sleepers, 1, memory_order_relaxed);
+}
+
+static void net_wake(void)
+{
+    uint64_t one = 1;
+    ssize_t w = write(P.wake_fd, &one, sizeof one); /* EAGAIN only when the counter is full: awake anyway */
+    (void)w;
 }
 
 /* Waits nest: a wait loop of the layer above brackets its steps, MPI_Waitall runs one p2p_wait per
@@ -2341,7 +2359,8 @@ static void wait_step(p2p_waiter *w)
     uint64_t next = P.head;
     uint32_t timeout_us = p2p_sleep_bound_us(1000);
     if (P.nnet) {
-        net_sleep(timeout_us, 1);
+        if (timeout_us) /* 0: the provider has work pending */
+            net_sleep(timeout_us, 1);
         return;
     }
     if (!lock_hooks.drop) {
@@ -2363,6 +2382,8 @@ void p2p_wake_local_sleepers(void)
     if (atomic_load_explicit(&P.local_sleepers, memory_order_relaxed) && P.local_events != P.local_events_rung) {
         P.local_events_rung = P.local_events;
         mbox_ring_doorbell(&P.self);
+        if (P.nnet)
+            net_wake();
     }
 }
 
@@ -2375,18 +2396,25 @@ uint64_t p2p_next_arrival(void)
  * such waits look again after 100 us. */
 uint32_t p2p_sleep_bound_us(uint32_t idle_us)
 {
+    /* Under the lock: arms the completion queue's fd for a sleep that follows without the lock (the
+     * progress thread's p2p_doorbell_sleep), or says not to sleep when the provider has work. */
+    if (P.nnet && xofi_wait_fd() >= 0 && !xofi_sleep_ok())
+        return 0;
     return (P.nactive || P.copy_head || P.ncopy_recv) ? 100 : idle_us;
 }
 
 void p2p_wake_sleeper(void)
 {
     mbox_doorbell(&P.self);
+    if (P.nnet && atomic_load_explicit(&P.local_sleepers, memory_order_relaxed))
+        net_wake();
 }
 
 void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us)
 {
     if (P.nnet) {
-        net_sleep(timeout_us, 0);
+        if (timeout_us) /* 0: p2p_sleep_bound_us found work pending */
+            net_sleep(timeout_us, 0);
         return;
     }
     mbox_sleep(&P.self, next_arrival, timeout_us);

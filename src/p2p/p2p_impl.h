@@ -233,6 +233,7 @@ typedef struct p2p_engine {
     uint8_t *xp;            /* [size] XP_* */
     int *node;              /* [size] each rank's node, numbered by its lowest rank (p2p_node_of) */
     int nnet;
+    int wake_fd;            /* eventfd: wakes this process's threads asleep in net_sleep */
     unsigned char *net_tx;  /* MAX_CHUNK_SLOTS slots, cache-line aligned */
     mbox_ctl net_ctl;       /* the views' control block: never shared, its tail is never used */
     net_pull *npull_head, *npull_tail; /* network pulls in progress */

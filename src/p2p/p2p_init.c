@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -19,6 +20,7 @@
 static char seg_name[200];
 
 #define POLL_FLUSH_BUDGET 64
+#define NET_SPIN_POLLS 200u
 
 static void seg_name_of(char *buf, size_t len, int rank)
 {
@@ -65,21 +67,40 @@ static int cma_probe(int peer, uint64_t remote_ctl)
     return 1;
 }
 
-/* This rank's node, as transports see it: the host name and the identity of /dev/shm, so a rank in
- * a container or namespace with a /dev/shm of its own counts as another node even under the same
- * name (its mailbox could not be attached), and one that only has another name shares ours. */
+/* This rank's node, as transports see it: the kernel's boot id and the identity of /dev/shm. Ranks
+ * share a node exactly when they can attach each other's mailboxes: a rank in a container or
+ * namespace with a /dev/shm of its own is another node, one that only has another host name (a UTS
+ * namespace) is not, and two machines differ by boot id even if their tmpfs numbers agree. The host
+ * name goes on the card only for messages. */
 static void node_id(char *buf, size_t len)
 {
-    char host[65] = "";
-    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
-        snprintf(host, sizeof host, "?");
-    for (char *c = host; *c; c++)
+    char boot[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof boot, f))
+            boot[0] = 0;
+        fclose(f);
+    }
+    boot[strcspn(boot, "\n")] = 0;
+    if (!boot[0]) /* no /proc: the host name stands in */
+        gethostname(boot, sizeof boot - 1);
+    for (char *c = boot; *c; c++)
         if (*c == ':' || *c == ' ' || *c == ';')
             *c = '_';
     struct stat st;
     if (stat("/dev/shm", &st) != 0)
         memset(&st, 0, sizeof st);
-    snprintf(buf, len, "%s:%llx.%llx", host, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    snprintf(buf, len, "%s.%llx.%llx", boot, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+}
+
+static void host_name(char *buf, size_t len)
+{
+    if (gethostname(buf, len - 1) != 0 || !buf[0])
+        snprintf(buf, len, "?");
+    buf[len - 1] = 0;
+    for (char *c = buf; *c; c++)
+        if (*c == ':' || *c == ' ' || *c == ';')
+            *c = '_';
 }
 
 /* The private view a network peer's chunks are written through (p2p.c, ring_reserve/ring_post). */
@@ -113,6 +134,11 @@ static int net_open(int n, uint32_t bound)
     }
     if (rc)
         return -1;
+    P.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (P.wake_fd < 0) {
+        fprintf(stderr, "credo: rank %d: eventfd: %s\n", P.rank, strerror(errno));
+        return -1;
+    }
     P.net_tx = aligned_alloc(MBOX_CACHELINE, max_packet);
     if (!P.net_tx) {
         fprintf(stderr, "credo: rank %d: out of memory for the network send buffer\n", P.rank);
@@ -133,6 +159,11 @@ static int net_open(int n, uint32_t bound)
         net_view(&P.peer[r]);
         P.nnet++;
     }
+    /* A poll of the network is a system call (the provider's epoll), some 1-10 us, where a look at
+     * the ring is a load: 200,000 idle polls would spin for seconds before the rank yields or sleeps
+     * on the completion queue's fd, which wakes it on arrival (docs/ARCHITECTURE.md, Transports). */
+    if (P.nnet && !credo_cfg.spin_polls && P.spin_polls > NET_SPIN_POLLS)
+        P.spin_polls = NET_SPIN_POLLS;
     snprintf(P.nst.provider, sizeof P.nst.provider, "%s", xofi_provider_name());
     P.nst.net_peers = (uint32_t)P.nnet;
     return 0;
@@ -142,6 +173,7 @@ int p2p_init(void)
 {
     char err[256];
     memset(&P, 0, sizeof P);
+    P.wake_fd = -1;
     P.rank = credo_rt.rank;
     P.size = credo_rt.size;
     int n = P.size;
@@ -240,10 +272,12 @@ int p2p_init(void)
     if (n > 1) {
         /* The card: pid (CMA), the mailbox's address (the CMA probe's target) and the node (host
          * name and /dev/shm identity), which chooses each peer's transport. */
-        char key[64], val[320], node[200], peer_node[200];
+        char key[64], val[320], node[120], peer_node[200], host[65], peer_host[65];
         node_id(node, sizeof node);
+        host_name(host, sizeof host);
         snprintf(key, sizeof key, "credo.card.%d", P.rank);
-        snprintf(val, sizeof val, "%d:%llx:%s", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl, node);
+        snprintf(val, sizeof val, "%d:%llx:%s:%s", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl, node,
+                 host);
         if (boot_put(key, val) || boot_fence()) {
             fprintf(stderr, "credo: rank %d: business-card exchange failed\n", P.rank);
             goto fail;
@@ -269,6 +303,10 @@ int p2p_init(void)
                 goto fail;
             }
             snprintf(peer_node, sizeof peer_node, "%s", val + used);
+            char *colon = strchr(peer_node, ':');
+            snprintf(peer_host, sizeof peer_host, "%s", colon ? colon + 1 : "?");
+            if (colon)
+                *colon = 0;
             snprintf(nodes[r], sizeof nodes[r], "%s", peer_node);
             P.pid[r] = pid;
             int same = strcmp(peer_node, node) == 0;
@@ -276,11 +314,9 @@ int p2p_init(void)
                 nodes_differ = 1;
             P.xp[r] = credo_cfg.xport == CONFIG_XPORT_OFI || !same ? XP_OFI : XP_SHM;
             if (!same && credo_cfg.xport == CONFIG_XPORT_SHM) {
-                char *colon = strchr(peer_node, ':'), *mine = strchr(node, ':');
-                fprintf(stderr, "credo: rank %d (node %.*s) and rank %d (node %.*s) share no node, and CREDO_XPORT=shm "
-                        "allows only shared memory: unset CREDO_XPORT (auto) to reach rank %d over the network\n",
-                        P.rank, mine ? (int)(mine - node) : 64, node, r,
-                        colon ? (int)(colon - peer_node) : 64, peer_node, r);
+                fprintf(stderr, "credo: rank %d (host %s) and rank %d (host %s) share no node (boot id and /dev/shm "
+                        "differ), and CREDO_XPORT=shm allows only shared memory: unset CREDO_XPORT (auto) to reach "
+                        "rank %d over the network\n", P.rank, host, r, peer_host, r);
                 free(ctls);
                 goto fail;
             }
@@ -472,7 +508,7 @@ void p2p_finalize(void)
     if (P.nnet) {
         /* Nothing may be in flight when the endpoints close: every rank drives its network sends
          * out, then all meet (a peer still sending to a closed endpoint would see the job fail). */
-        while (xofi_progress(POLL_FLUSH_BUDGET, NULL, NULL, NULL) > 0)
+        while (xofi_progress(POLL_FLUSH_BUDGET, NULL, NULL, NULL) > 0 || xofi_busy())
             ;
         if (boot_fence())
             fprintf(stderr, "credo: rank %d: the finalize barrier of the network transport failed\n", P.rank);
@@ -482,6 +518,8 @@ void p2p_finalize(void)
             mbox_detach(&P.peer[r]);
     if (P.nnet || P.net_tx)
         xofi_close();
+    if (P.wake_fd >= 0)
+        close(P.wake_fd);
     free(P.net_tx);
     free(P.xp);
     free(P.node);
