@@ -552,6 +552,11 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.held_src = fz_calloc((size_t)n, sizeof *P.held_src);
     P.active_from = fz_calloc((size_t)n, sizeof *P.active_from);
     P.fin_wait = fz_calloc((size_t)n, sizeof *P.fin_wait);
+    P.xp = fz_calloc((size_t)n, sizeof *P.xp);
+    P.node = fz_calloc((size_t)n, sizeof *P.node);
+    for (int r = 1; r < n; r++)
+        P.xp[r] = XP_SHM; /* the shared-memory wire: every peer's ring is in this process */
+    P.wake_fd = -1;
     P.probe_src = -2;
     P.last_isend_dest = -1;
     P.send_batch = P.fc_credits && (cfg & 0x20) ? 32 : 0;
@@ -650,7 +655,7 @@ static int fz_packet(fz_in *in)
         mh.piggy = pb < 0xf0 ? pb & 3 : g16(in);
         uint8_t fb = g8(in);
         mh.flags = fb < 0xf0 ? fb & 1 : g16(in);
-        mbox_rts rd = {0, len, 0};
+        mbox_rts rd = {0, len, 0, 0};
         if (kind == MBOX_PKT_RTS) {
             uint8_t a = g8(in);
             if (a < 0x80) /* into fz_peer_mem */
