@@ -21,7 +21,7 @@
 
 #include "xport/ofi.h"
 
-#define CHILD_LIMIT_S 30 /* a pair still running after this failed (hung) */
+#define CHILD_LIMIT_S 50 /* a pair still running after this failed (hung) */
 
 /* Children report with these: no cmocka in a forked process. */
 #define CHECK(cond, ...)                                                                              \
@@ -309,7 +309,7 @@ static void test_large_packets_in_order(void **unused)
 /* Echo: the receiver sends every packet back from inside on_rx, and both sides progress with a
  * small budget, so sends queue behind -FI_EAGAIN, xofi_send reads the CQ from inside a handler, and
  * completions wait across calls; the echoes must come back whole and in order. */
-#define E_COUNT 2000
+#define E_COUNT 1000
 #define E_COPIES 8 /* echoes per packet: the way back carries more than the way out, and backs up */
 
 static int g_echo_err;
@@ -365,12 +365,12 @@ static int echo_sender(int sock)
         fill(pkt, n, &s);
         CHECK(xofi_send(1, pkt, n) == 0, "send %d", i);
         CHECK(xofi_progress(5, echo_check, NULL, &es) >= 0, "progress");
-        if (i % 400 == 200)
+        if (i % 250 == 125)
             usleep(150000); /* not reading: the echoes back up at the echoing side */
     }
     while (es.v.got < E_COUNT) {
         CHECK(xofi_progress(5, echo_check, NULL, &es) >= 0, "progress");
-        CHECK(now_ns() - t0 < 15000000000ull, "%ld of %d echoes in 15 s", es.v.got, E_COUNT);
+        CHECK(now_ns() - t0 < 25000000000ull, "%ld of %d echoes in 25 s", es.v.got, E_COUNT);
     }
     CHECK(es.v.bad == 0, "%ld echoes wrong (seed %llu)", es.v.bad, (unsigned long long)g_seed);
     free(es.v.want);
@@ -396,7 +396,7 @@ static int echo_receiver(int sock)
     while (!st.ack) {
         CHECK(xofi_progress(3, echo_rx, NULL, &st) >= 0, "progress");
         CHECK(g_echo_err == 0, "echo send: %d", g_echo_err);
-        CHECK(now_ns() - t0 < 15000000000ull, "%ld of %d packets in 15 s", st.got, E_COUNT);
+        CHECK(now_ns() - t0 < 25000000000ull, "%ld of %d packets in 25 s", st.got, E_COUNT);
     }
     g_count = saved;
     CHECK(st.got == E_COUNT && st.bad == 0, "%ld packets, %ld wrong (seed %llu)", st.got, st.bad,
