@@ -79,6 +79,10 @@ const config_var credo_config_vars[] = {
      "transport per peer: auto (shared memory on the same node, the libfabric network transport across nodes), "
      "shm (shared memory only: every rank on one node) or ofi (the network transport for every peer, even on one node)",
      "auto, shm or ofi"},
+    {"CREDO_NET_EAGER_LIMIT", CONFIG_STRING, "auto",
+     "largest message sent eagerly to a peer on the network transport (auto: what one sender's credit quota "
+     "carries in one chunk, at most 16 KiB)",
+     "auto or 0..1m bytes" SIZE_SUFFIXES},
     {"CREDO_RNDV_CHUNK", CONFIG_SIZE, "131072",
      "network rendezvous: bytes per RMA read of the receiver-driven chunked pull",
      "4k..64m bytes" SIZE_SUFFIXES},
@@ -285,6 +289,10 @@ int config_load(char *err, size_t errlen)
             if (strcmp(text, "auto") && strcmp(text, "shm") && strcmp(text, "ofi"))
                 return refuse(v, text, err, errlen);
             c.xport = text[0] == 'a' ? CONFIG_XPORT_AUTO : text[0] == 's' ? CONFIG_XPORT_SHM : CONFIG_XPORT_OFI;
+        } else if (strcmp(v->name, "CREDO_NET_EAGER_LIMIT") == 0) {
+            c.net_eager_limit = SIZE_MAX;
+            if (strcmp(text, "auto") != 0 && (parse_size(text, &c.net_eager_limit) != 0 || c.net_eager_limit > (1u << 20)))
+                return refuse(v, text, err, errlen);
         } else if (strcmp(v->name, "CREDO_RNDV_CHUNK") == 0) {
             if (num < 4096 || num > (64u << 20))
                 return refuse(v, text, err, errlen);

@@ -41,6 +41,7 @@ typedef struct credo_config {
     int xport;                 /* CREDO_XPORT: CONFIG_XPORT_* */
     size_t rndv_chunk;         /* CREDO_RNDV_CHUNK: bytes per read of the network rendezvous pull */
     uint32_t rndv_window;      /* CREDO_RNDV_WINDOW: most reads outstanding per pull */
+    size_t net_eager_limit;    /* CREDO_NET_EAGER_LIMIT: bytes, SIZE_MAX = auto */
 } credo_config;
 
 enum { CONFIG_XPORT_AUTO = 0, CONFIG_XPORT_SHM = 1, CONFIG_XPORT_OFI = 2 };

@@ -1,6 +1,7 @@
 /* src/mpi/misc.c — environment queries that need no communication: clocks, versions, processor
  * name, MPI_Comm_get_parent, MPI_Pcontrol, and MPI_Alloc_mem/MPI_Free_mem. */
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,10 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int MPI_Free_mem(void *base)
 {
+    MPI_ENTER();
+    /* The network transport's registration cache must not outlive the memory it names. */
+    if (base)
+        p2p_mem_released(base, malloc_usable_size(base));
     free(base);
     return MPI_SUCCESS;
 }

@@ -37,6 +37,12 @@ static inline int is_net(int dest)
     return __builtin_expect(P.xp[dest] == XP_OFI, 0);
 }
 
+/* The eager limit towards dest: a network peer has its own (CREDO_NET_EAGER_LIMIT). */
+static inline size_t eager_limit_to(int dest)
+{
+    return is_net(dest) ? P.net_eager_limit : P.eager_limit;
+}
+
 /* Bytes of a len-byte message that a network RTS of ns slots carries after its descriptor. */
 static inline size_t net_rts_inline(const mbox *mb, size_t len, uint32_t ns)
 {
@@ -1847,7 +1853,7 @@ static inline int isend_impl(const void *buf, size_t bytes, int dest, int tag, u
     }
     if (P.stage_n && P.stage_dest != dest)
         stage_flush();
-    s->rndv = bytes > P.eager_limit || mode == P2P_MODE_SYNC || bytes > UINT32_MAX;
+    s->rndv = bytes > eager_limit_to(dest) || mode == P2P_MODE_SYNC || bytes > UINT32_MAX;
     if (!s->rndv && bytes > P.stream_min)
         s->rndv = pp || stream_prepush(dest, bytes);
     dest_queue *q = &P.dq[dest];
@@ -2443,7 +2449,7 @@ int p2p_send(const void *buf, size_t bytes, int dest, int tag, uint32_t ctx, int
     stage_settle();
     /* A blocking send of an eager message that can go right now needs no request at all. */
     int pp = 0;
-    if (bytes <= P.eager_limit && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head &&
+    if (bytes <= eager_limit_to(dest) && mode != P2P_MODE_SYNC && dest != P.rank && !P.dq[dest].head &&
         !(bytes > P.stream_min && (pp = stream_prepush(dest, bytes)))) {
         if (bytes <= P.first_room && write_one_slot(buf, bytes, dest, tag, ctx))
             return 0;

@@ -151,5 +151,7 @@ int p2p_pid(int job_rank);
 /* The node job_rank runs on, numbered by the lowest rank there: equal numbers share /dev/shm and can
  * reach each other's memory (windows, MPI_COMM_TYPE_SHARED); whatever transport carries them. */
 int p2p_node_of(int job_rank);
+/* [base, base + len) is about to be freed (MPI_Free_mem): transports drop what they cached of it. */
+void p2p_mem_released(const void *base, size_t len);
 
 #endif

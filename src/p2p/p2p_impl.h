@@ -241,6 +241,7 @@ typedef struct p2p_engine {
     size_t rndv_chunk;      /* CREDO_RNDV_CHUNK */
     uint32_t rndv_window;   /* CREDO_RNDV_WINDOW */
     size_t rts_inline_max;  /* most bytes a network RTS carries (the first chunk; p2p_init) */
+    size_t net_eager_limit; /* CREDO_NET_EAGER_LIMIT, resolved (p2p_init) */
     uint32_t net_outstanding; /* reads outstanding over all pulls */
     credo_net_stats nst;
 } p2p_engine;

@@ -21,6 +21,7 @@ static char seg_name[200];
 
 #define POLL_FLUSH_BUDGET 64
 #define NET_SPIN_POLLS 200u
+#define NET_EAGER_AUTO_MAX ((size_t)16384)
 
 static void seg_name_of(char *buf, size_t len, int rank)
 {
@@ -45,6 +46,12 @@ int p2p_cma_ok(void)
 int p2p_node_of(int job_rank)
 {
     return P.node ? P.node[job_rank] : 0;
+}
+
+void p2p_mem_released(const void *base, size_t len)
+{
+    if (P.nnet && len)
+        xofi_mr_invalidate(base, len);
 }
 
 int p2p_pid(int job_rank)
@@ -233,6 +240,22 @@ int p2p_init(void)
         P.rts_inline_max = first + (size_t)(k - 1) * (ss - sizeof(mbox_slot_hdr));
         if (P.rts_inline_max > P.rndv_chunk)
             P.rts_inline_max = P.rndv_chunk;
+    }
+    /* auto: what one sender's whole quota carries as one chunk, at most 16 KiB. A network eager
+     * message completes its send at once, where a rendezvous one waits a round trip for the FIN (at
+     * 1-16 KiB over tcp;ofi_rxm on loopback 23-43 us against 11-12 us eager, docs/ARCHITECTURE.md);
+     * beyond one quota an eager message waits for credits to come back instead. */
+    if (credo_cfg.net_eager_limit != SIZE_MAX) {
+        P.net_eager_limit = credo_cfg.net_eager_limit;
+    } else {
+        uint32_t q = fp.slots_per_peer > fp.credit_slots ? fp.slots_per_peer - fp.credit_slots : 1;
+        if (q > 255)
+            q = 255;
+        size_t ss = credo_cfg.slot_size;
+        size_t quota = (ss - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr)) + (size_t)(q - 1) * (ss - sizeof(mbox_slot_hdr));
+        P.net_eager_limit = quota < NET_EAGER_AUTO_MAX ? quota : NET_EAGER_AUTO_MAX;
+        if (P.net_eager_limit < credo_cfg.eager_limit)
+            P.net_eager_limit = credo_cfg.eager_limit;
     }
     P.probe_src = -2;
     P.last_isend_dest = -1;
