@@ -50,8 +50,8 @@ FUZZ_CC ?= clang
 P2P_FUZZ_AVOID ?=
 FUZZ_CFLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude
 FUZZ_SRC = fuzz/goal_text_fuzz.c src/goal/goal_text.c src/goal/goal_graph.c src/goal/goal_compile.c src/goal/goal_localop.c
-# the network transport is its stand-in here (the fuzzed wire is the shared-memory one)
-FUZZ_P2P_SRC = fuzz/p2p_wire_fuzz.c $(filter-out src/xport/ofi.c,$(wildcard src/xport/*.c)) $(wildcard src/fc/*.c)
+# the network transport is the harness's own (fuzz/p2p_wire_fuzz.c, P2P_FUZZ_NET)
+FUZZ_P2P_SRC = fuzz/p2p_wire_fuzz.c $(filter-out src/xport/ofi.c src/xport/ofi_none.c,$(wildcard src/xport/*.c)) $(wildcard src/fc/*.c)
 FUZZ_OPTS = -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1
 fuzz:
 	mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/corpus-p2p_wire
@@ -59,6 +59,8 @@ fuzz:
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_P2P_SRC) -o $(FUZZ_BUILD)/p2p_wire_fuzz
 	$(FUZZ_BUILD)/goal_text_fuzz $(FUZZ_OPTS) -max_len=65536 -dict=fuzz/goal.dict -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus fuzz/corpus/goal_text
 	UBSAN_OPTIONS=print_stacktrace=1 P2P_FUZZ_AVOID=$(P2P_FUZZ_AVOID) $(FUZZ_BUILD)/p2p_wire_fuzz $(FUZZ_OPTS) -max_len=4096 -artifact_prefix=$(FUZZ_BUILD)/p2p_wire- $(FUZZ_BUILD)/corpus-p2p_wire fuzz/corpus/p2p_wire
+	mkdir -p $(FUZZ_BUILD)/corpus-p2p_net
+	UBSAN_OPTIONS=print_stacktrace=1 P2P_FUZZ_NET=1 P2P_FUZZ_AVOID=$(P2P_FUZZ_AVOID) $(FUZZ_BUILD)/p2p_wire_fuzz $(FUZZ_OPTS) -max_len=4096 -artifact_prefix=$(FUZZ_BUILD)/p2p_net- $(FUZZ_BUILD)/corpus-p2p_net fuzz/corpus/p2p_wire
 
 bench: build
 	bench/side_by_side.sh $(BUILD)

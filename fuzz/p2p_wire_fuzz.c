@@ -147,6 +147,49 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts)
 #undef clock_gettime
 
 /* ------------------------------------------------------------------------------------------------
+ * The network transport as the engine sees it (P2P_FUZZ_NET): packets sent vanish, registrations
+ * succeed, a posted read completes at the next progress pass (its ctx handed back, as the real
+ * transport does), nothing arrives but what fz_packet hands net_rx. */
+enum { FZ_READS = 1024 };
+static void *fz_read_ctx[FZ_READS];
+static int fz_nreads;
+int xofi_send(int dest, const void *pkt, size_t len)
+{
+    return dest == 1 && len > 0 ? 0 : -EINVAL;
+}
+int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg)
+{
+    int n = fz_nreads;
+    void *ctx[FZ_READS];
+    memcpy(ctx, fz_read_ctx, (size_t)n * sizeof *ctx);
+    fz_nreads = 0;
+    for (int i = 0; i < n; i++)
+        if (on_read)
+            on_read(ctx[i], 0, arg);
+    return n;
+}
+int xofi_busy(void) { return 0; }
+int xofi_mr_get(const void *buf, size_t len, xofi_mr **mr, uint64_t *key, uint64_t *raddr)
+{
+    *mr = NULL;
+    *key = 7;
+    *raddr = (uint64_t)(uintptr_t)buf;
+    return 0;
+}
+void xofi_mr_put(xofi_mr *mr) { (void)mr; }
+int xofi_mr_invalidate(const void *buf, size_t len) { return 0; }
+int xofi_read(int peer, void *local, size_t len, xofi_mr *local_mr, uint64_t raddr, uint64_t key, void *ctx)
+{
+    if (peer != 1 || len == 0 || fz_nreads == FZ_READS)
+        return -EINVAL;
+    fz_read_ctx[fz_nreads++] = ctx;
+    return 0;
+}
+int xofi_wait_fd(void) { return -1; }
+int xofi_sleep_ok(void) { return 1; }
+const char *xofi_last_error(void) { return "the fuzz harness's transport"; }
+
+/* ------------------------------------------------------------------------------------------------
  * The environment p2p.c needs from the layers above it */
 
 credo_runtime credo_rt;
@@ -286,6 +329,9 @@ static int fz_block_left;           /* yields a blocking call may still make (fz
 static unsigned char *fz_block_buf; /* its buffer */
 static unsigned char fz_peer_mem[256 << 10]; /* what RTS addresses point into for CMA reads */
 static _Alignas(64) unsigned char fz_stage[32 * 128];
+static _Alignas(64) unsigned char fz_net_tx[255 * 4096]; /* P.net_tx: MAX_CHUNK_SLOTS of the largest slot */
+static unsigned char *fz_pkt; /* the packet net_rx reads, allocated to its exact length; kept reachable
+                               * (freed at the next packet) when the engine aborts in the middle */
 
 static void fz_on_complete(p2p_req *req)
 {
@@ -441,6 +487,10 @@ static uint64_t g_word(fz_in *in, int src)
 }
 
 static int fz_n; /* ranks of the current world */
+/* P2P_FUZZ_NET=1: peer 1 is on the network transport. Its chunks arrive as network packets through
+ * net_rx (the length of the packet drawn from the input too), the others through the ring; what the
+ * engine sends to it goes to the transport's stand-in, whose refusal ends the input like an abort. */
+static int fz_net;
 static uint64_t fz_eager_left[4]; /* bytes of each peer's current eager message not yet written */
 
 /* Findings reported against src/p2p that the fuzzer should step around until they are fixed, so a
@@ -511,6 +561,7 @@ static void fz_engine_reset(int w, uint8_t cfg)
             atomic_store(&m->copy_done[k], 0);
     }
     memset(&P, 0, sizeof P);
+    fz_nreads = 0; /* reads of an earlier input (that one may have ended in an abort) */
     atomic_store(&app_in_wait_step, 0);
     P.rank = 0;
     P.size = c->nranks;
@@ -555,7 +606,15 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.xp = fz_calloc((size_t)n, sizeof *P.xp);
     P.node = fz_calloc((size_t)n, sizeof *P.node);
     for (int r = 1; r < n; r++)
-        P.xp[r] = XP_SHM; /* the shared-memory wire: every peer's ring is in this process */
+        P.xp[r] = fz_net && r == 1 ? XP_OFI : XP_SHM;
+    if (fz_net) {
+        P.nnet = 1;
+        P.net_tx = fz_net_tx;
+        P.net_eager_limit = P.eager_limit ? 4 * P.eager_limit : 1024;
+        P.rts_inline_max = 1024;
+        P.rndv_chunk = 4096;
+        P.rndv_window = 2;
+    }
     P.wake_fd = -1;
     P.probe_src = -2;
     P.last_isend_dest = -1;
@@ -721,6 +780,28 @@ static int fz_packet(fz_in *in)
     default: /* unknown kinds: raw payload */
         for (uint32_t k = 0; k < 32 && in->n; k++)
             pl[k] = g8(in);
+    }
+    if (fz_net && src == 1) {
+        /* the same chunk as one network packet: slots 0..ns-1 of a contiguous buffer, its length
+         * usually exact, sometimes what the input says (short, ragged, longer than the chunk) */
+        static unsigned char pkt[255 * 4096 + 64];
+        size_t plen = (size_t)ns * ss;
+        uint8_t lb = g8(in);
+        if (lb >= 0xf8)
+            plen = (size_t)g16(in) % (sizeof pkt + 1);
+        memset(pkt, 0xa5, plen < sizeof pkt ? plen : sizeof pkt);
+        memcpy(pkt, img, ss < plen ? ss : plen);
+        if (plen >= sizeof(mbox_slot_hdr)) {
+            mbox_slot_hdr h = {0, (uint16_t)src, kind, nsb};
+            memcpy(pkt, &h, sizeof h);
+        }
+        free(fz_pkt);
+        fz_pkt = malloc(plen ? plen : 1); /* exact size: ASan sees any read past it */
+        memcpy(fz_pkt, pkt, plen);
+        net_rx(fz_pkt, plen, NULL);
+        free(fz_pkt);
+        fz_pkt = NULL;
+        return 1;
     }
     uint64_t idx = mbox_reserve(wm, ns);
     memcpy(mbox_slot(wm, idx) + sizeof(mbox_slot_hdr), pl, ss - sizeof(mbox_slot_hdr));
@@ -987,6 +1068,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     p2p_set_lock_hooks(&hooks);
     fz_verbose = getenv("P2P_FUZZ_VERBOSE") != NULL;
     fz_avoid_parse(getenv("P2P_FUZZ_AVOID"));
+    const char *net = getenv("P2P_FUZZ_NET");
+    fz_net = net && strcmp(net, "0") != 0;
     return 0;
 }
 
