@@ -54,7 +54,7 @@ int main(int argc, char **argv)
         for (int i = 2; i < argc && nd < 16; i++)
             ds[nd++] = atof(argv[i]);
     }
-    size_t n = mib << 20, S = env_size("CREDO_RNDV_CHUNK", 131072), c = env_size("CREDO_RNDV_WINDOW", 4);
+    size_t n = mib << 20, S = env_size("CREDO_RNDV_CHUNK", 524288), c = env_size("CREDO_RNDV_WINDOW", 2);
     char *buf = malloc(n);
     if (!buf)
         MPI_Abort(MPI_COMM_WORLD, 2);

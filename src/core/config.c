@@ -83,10 +83,10 @@ const config_var credo_config_vars[] = {
      "largest message sent eagerly to a peer on the network transport (auto: what one sender's credit quota "
      "carries in one chunk, at most 16 KiB)",
      "auto or 0..1m bytes" SIZE_SUFFIXES},
-    {"CREDO_RNDV_CHUNK", CONFIG_SIZE, "131072",
+    {"CREDO_RNDV_CHUNK", CONFIG_SIZE, "524288",
      "network rendezvous: bytes per RMA read of the receiver-driven chunked pull",
      "4k..64m bytes" SIZE_SUFFIXES},
-    {"CREDO_RNDV_WINDOW", CONFIG_INT, "4",
+    {"CREDO_RNDV_WINDOW", CONFIG_INT, "2",
      "network rendezvous: most RMA reads one pull keeps outstanding (c); a landed chunk releases the next",
      "1..256"},
     {"CREDO_PMI", CONFIG_STRING, "1", "PMI wire protocol spoken to the launcher: 1 or 2", "1 or 2"},

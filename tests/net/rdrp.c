@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "rdrp: rank %d reaches its peer over %s, not the network (set CREDO_XPORT=ofi)\n", rank, tr);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    size_t S = env_size("CREDO_RNDV_CHUNK", 131072), c = env_size("CREDO_RNDV_WINDOW", 4);
+    size_t S = env_size("CREDO_RNDV_CHUNK", 524288), c = env_size("CREDO_RNDV_WINDOW", 2);
     /* the network eager limit: set by the test, or auto, which is at most 16 KiB */
     const char *ne = getenv("CREDO_NET_EAGER_LIMIT");
     size_t eager = ne && strcmp(ne, "auto") ? env_size("CREDO_NET_EAGER_LIMIT", 16384) : 16384;
