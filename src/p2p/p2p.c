@@ -569,6 +569,15 @@ static int queue_ctrl(int dest, uint8_t kind, uint64_t a, uint64_t b, uint64_t c
     return 0;
 }
 
+/* A protocol answer (FIN, CTS, COPY_ACK, CANCEL_ACK) that cannot wait for a caller to handle an
+ * error: a dropped one would leave its peer waiting forever, so running out of memory for it ends
+ * the job with a line naming the peer. */
+static void queue_answer(int dest, uint8_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    if (queue_ctrl(dest, kind, a, b, c, d) != 0)
+        credo_abort(1, "out of memory queuing a control packet (kind %u) for rank %d", kind, dest);
+}
+
 /* Writes as much of send request s as flow control allows. Returns 1 when the whole message (eager)
  * or the RTS (rendezvous) is written, 0 if it must wait for credits or ring room. */
 static int send_push(preq *s)
@@ -979,7 +988,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
         if (raddr & MBOX_RTS_PREPUSHED) /* a network peer has no prepush area here */
             protocol_error(src, "prepushed request-to-send over the network", raddr);
         if (n <= have) {
-            queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+            queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
             recv_finish(r, src, tag, mlen);
             return;
         }
@@ -997,7 +1006,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
         P.st.rndv_prepushed++;
         /* FIN: a = the sender's request (0 once a standard send completed), b = first unit + 1,
          * c = units */
-        queue_ctrl(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);
+        queue_answer(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);
         recv_finish(r, src, tag, mlen);
         return;
     }
@@ -1011,12 +1020,12 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
          (P.cma_idle && (!P.wait_depth || !atomic_load_explicit(&P.peer[src].ctl->in_wait, memory_order_relaxed)))) &&
         cma_copy(src, r->buf, raddr, n) == 0) {
         P.st.rndv_cma_pulls++;
-        queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+        queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
         recv_finish(r, src, tag, mlen);
         return;
     }
     if (n == 0) {
-        queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+        queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
         recv_finish(r, src, tag, mlen);
         return;
     }
@@ -1041,7 +1050,7 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     P.st.rndv_copies++;
     recv_activate(r, src);
     /* CTS: a = the sender's request, b = our record, c = bytes wanted */
-    queue_ctrl(src, MBOX_PKT_CTS, sreq, c->id, n, 0);
+    queue_answer(src, MBOX_PKT_CTS, sreq, c->id, n, 0);
 }
 
 /* Our record of the copy from src that a packet names, or NULL. The list holds the copies in progress
@@ -1169,7 +1178,7 @@ static int copy_progress(void)
         j->half_busy[h] = 1;
         j->stage_ns = now_ns();
         /* COPY_DATA: a = receiver's copy_recv, b = offset, c = length, d = half */
-        queue_ctrl(j->dest, MBOX_PKT_COPY_DATA, j->rreq, j->staged, len, (uint64_t)h);
+        queue_answer(j->dest, MBOX_PKT_COPY_DATA, j->rreq, j->staged, len, (uint64_t)h);
         j->staged += len;
         n++;
     }
@@ -1183,7 +1192,7 @@ static void copy_job_finish(copy_job *j, int end)
     preq *s = j->sreq;
     /* a = the receiver's copy_recv, b = the transfer's number (COPY_END may find the record gone) */
     if (end)
-        queue_ctrl(j->dest, end, j->rreq, j->seq, 0, 0);
+        queue_answer(j->dest, end, j->rreq, j->seq, 0, 0);
     fin_wait_add(j->dest, -1);
     P.copy_head = j->next;
     if (!P.copy_head)
@@ -1380,7 +1389,7 @@ static void on_cancel_request(int src, uint64_t sreq)
     uexp *u;
     SLIST_REMOVE_FIRST(&P.uq[src], uexp, u, u->kind == UEXP_RTS && u->sreq == sreq);
     if (!u) {
-        queue_ctrl(src, MBOX_PKT_CANCEL_ACK, sreq, 0, 0, 0);
+        queue_answer(src, MBOX_PKT_CANCEL_ACK, sreq, 0, 0, 0);
         return;
     }
     uint64_t first = 0, units = 0;
@@ -1393,7 +1402,7 @@ static void on_cancel_request(int src, uint64_t sreq)
         fc_release(src, u->held);
     }
     free(u);
-    queue_ctrl(src, MBOX_PKT_CANCEL_ACK, sreq, 1, first, units);
+    queue_answer(src, MBOX_PKT_CANCEL_ACK, sreq, 1, first, units);
 }
 
 static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
@@ -1451,7 +1460,7 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
         fc_release(src, 1);
         /* COPY_ACK: a = half, b = length, c = 1 if we took the rest over (stage no more), d = transfer */
         if (!c->r) {
-            queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 1, c->seq);
+            queue_answer(src, MBOX_PKT_COPY_ACK, w[3], w[2], 1, c->seq);
             break;
         }
         peer_in_mpi(src); /* it staged this chunk: a takeover needs a new quiet streak */
@@ -1465,7 +1474,7 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
                         (unsigned long long)w[2], (unsigned long long)w[1], (unsigned long long)w[3], src);
         credo_copy(c->r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
         c->off += (size_t)w[2];
-        queue_ctrl(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, c->seq);
+        queue_answer(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, c->seq);
         if (c->off == c->n) {
             preq *r = c->r;
             copy_recv_free(c);
@@ -1701,7 +1710,7 @@ static void net_read_done(void *ctx, int status, void *arg)
     int src = q->src;
     uint64_t sreq = q->sreq;
     net_pull_free(q);
-    queue_ctrl(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+    queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
     recv_finish(r, src, r->tag, r->mlen);
 }
 
