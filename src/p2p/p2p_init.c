@@ -22,6 +22,8 @@ static char seg_name[200];
 #define POLL_FLUSH_BUDGET 64
 #define NET_SPIN_POLLS 200u
 #define NET_EAGER_AUTO_MAX ((size_t)16384)
+/* where a network RTS's data starts: slot header, message header, descriptor (p2p.c, RTS_OFF) */
+#define FIRST_OFF_RTS (sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr) + sizeof(mbox_rts))
 
 static void seg_name_of(char *buf, size_t len, int rank)
 {
@@ -176,6 +178,35 @@ static int net_open(int n, uint32_t bound)
     return 0;
 }
 
+/* The network's message limits, in what a sender's credit quota Q = S - C (at most one chunk of 255
+ * slots) carries, measured with the mailbox's own chunk arithmetic (mbox_chunk_bytes). */
+static void net_limits(const fc_params *fp)
+{
+    uint32_t q = fp->slots_per_peer > fp->credit_slots ? fp->slots_per_peer - fp->credit_slots : 2;
+    /* The first chunk goes with the RTS, within half the quota (the rest keeps eager messages moving
+     * behind it), at most one pull chunk. */
+    uint32_t half = q / 2 ? q / 2 : 1;
+    if (half > 255)
+        half = 255;
+    if (q > 255)
+        q = 255;
+    P.rts_inline_max = mbox_chunk_bytes(&P.self, FIRST_OFF_RTS, half);
+    if (P.rts_inline_max > P.rndv_chunk)
+        P.rts_inline_max = P.rndv_chunk;
+    /* auto: what the whole quota carries as one chunk, at most 16 KiB. A network eager message
+     * completes its send at once, where a rendezvous one waits a round trip for the FIN (at 1-16 KiB
+     * over tcp;ofi_rxm on loopback 23-43 us against 11-12 us eager, docs/ARCHITECTURE.md); beyond one
+     * quota an eager message waits for credits to come back instead. */
+    if (credo_cfg.net_eager_limit != SIZE_MAX) {
+        P.net_eager_limit = credo_cfg.net_eager_limit;
+        return;
+    }
+    size_t quota = mbox_chunk_bytes(&P.self, sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr), q);
+    P.net_eager_limit = quota < NET_EAGER_AUTO_MAX ? quota : NET_EAGER_AUTO_MAX;
+    if (P.net_eager_limit < credo_cfg.eager_limit)
+        P.net_eager_limit = credo_cfg.eager_limit;
+}
+
 int p2p_init(void)
 {
     char err[256];
@@ -228,35 +259,6 @@ int p2p_init(void)
     P.node = calloc((size_t)n, sizeof *P.node);
     P.rndv_chunk = credo_cfg.rndv_chunk;
     P.rndv_window = credo_cfg.rndv_window;
-    /* The first chunk goes with the RTS, within half the slots a sender has towards one receiver
-     * (the rest keeps eager messages moving behind it), at most one pull chunk. */
-    {
-        uint32_t k = (fp.slots_per_peer > fp.credit_slots ? fp.slots_per_peer - fp.credit_slots : 2) / 2;
-        if (k < 1)
-            k = 1;
-        if (k > 255)
-            k = 255;
-        size_t ss = credo_cfg.slot_size, first = ss - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr) - sizeof(mbox_rts);
-        P.rts_inline_max = first + (size_t)(k - 1) * (ss - sizeof(mbox_slot_hdr));
-        if (P.rts_inline_max > P.rndv_chunk)
-            P.rts_inline_max = P.rndv_chunk;
-    }
-    /* auto: what one sender's whole quota carries as one chunk, at most 16 KiB. A network eager
-     * message completes its send at once, where a rendezvous one waits a round trip for the FIN (at
-     * 1-16 KiB over tcp;ofi_rxm on loopback 23-43 us against 11-12 us eager, docs/ARCHITECTURE.md);
-     * beyond one quota an eager message waits for credits to come back instead. */
-    if (credo_cfg.net_eager_limit != SIZE_MAX) {
-        P.net_eager_limit = credo_cfg.net_eager_limit;
-    } else {
-        uint32_t q = fp.slots_per_peer > fp.credit_slots ? fp.slots_per_peer - fp.credit_slots : 1;
-        if (q > 255)
-            q = 255;
-        size_t ss = credo_cfg.slot_size;
-        size_t quota = (ss - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr)) + (size_t)(q - 1) * (ss - sizeof(mbox_slot_hdr));
-        P.net_eager_limit = quota < NET_EAGER_AUTO_MAX ? quota : NET_EAGER_AUTO_MAX;
-        if (P.net_eager_limit < credo_cfg.eager_limit)
-            P.net_eager_limit = credo_cfg.eager_limit;
-    }
     P.probe_src = -2;
     P.last_isend_dest = -1;
     /* Batching needs credits: without them (none) a staged message could find the ring full. */
@@ -284,6 +286,7 @@ int p2p_init(void)
         return -1;
     }
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
+    net_limits(&fp);
     size_t nunits = P.self.pp_nunits;
     P.prepush_words = (unsigned)((nunits + 63) / 64);
     for (size_t u = 0; u < nunits; u++)
