@@ -12,12 +12,15 @@
 #include "sim/sim.h"
 #include "sim/sim_pattern.h"
 
+int credosim_net_main(int argc, char **argv); /* net_cli.c: the packet-level network model */
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: credosim run (--goal FILE | --pattern SPEC --ranks N) [options]\n"
             "       credosim export --pattern SPEC --ranks N      (writes the pattern as GOAL text)\n"
             "       credosim memory --ranks N --fc SCHEME --slots S  (bytes per receiver, from src/fc)\n"
+            "       credosim net [options]   (packet-level Dragonfly; credosim net --help)\n"
             "LogGOPS (LogGOPSim's options and defaults):\n"
             "  -L NS (2500)  -o NS (1500)  -g NS (1000)  -G NS/B (6)  -O NS/B (0)  -S BYTES (65535)\n"
             "Cluster and flow-control model (any of these enables it):\n"
@@ -159,9 +162,11 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (strcmp(argv[1], "net") == 0)
+        return credosim_net_main(argc, argv);
     int export = strcmp(argv[1], "export") == 0, memory = strcmp(argv[1], "memory") == 0;
     if (!export && !memory && strcmp(argv[1], "run") != 0) {
-        fprintf(stderr, "credosim: unknown command '%s' (expected run, export or memory)\n", argv[1]);
+        fprintf(stderr, "credosim: unknown command '%s' (expected run, export, memory or net)\n", argv[1]);
         usage(stderr);
         return 2;
     }
