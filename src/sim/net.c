@@ -46,9 +46,18 @@ typedef struct ev {
     uint32_t b;
 } ev;
 
+/* The calendar's events live in blocks from one pool: a slot holds a chain of blocks, which go back
+ * to the pool once the slot's cycle ran, so memory follows the events pending, not the busiest
+ * cycle times the number of slots. */
+#define EVBLK 254
+typedef struct evblk {
+    struct evblk *next;
+    uint32_t n, pad;
+    ev v[EVBLK];
+} evblk;
+
 typedef struct slot {
-    ev *v;
-    uint32_t n, cap;
+    evblk *head, *tail;
 } slot;
 
 typedef struct ivc { /* one input VC of a router */
@@ -92,6 +101,7 @@ typedef struct net {
     pkt *pk;
     uint32_t npk, pk_cap, pk_free;
     slot wheel[WHEEL];
+    evblk *blk_free;
     uint64_t rng;
     /* conservation: injected = sunk + requests absorbed + on wires + in VCs + in receive buffers */
     uint64_t injected, sunk, absorbed, wire, nicq;
@@ -135,16 +145,26 @@ static void *zalloc(net *n, size_t count, size_t size)
 static void sched(net *n, uint64_t t, uint32_t type, uint32_t id, uint32_t b)
 {
     slot *s = &n->wheel[t & (WHEEL - 1)];
-    if (s->n == s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 64;
-        ev *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            abort(); /* the model cannot continue without its calendar */
-        n->bytes += (cap - s->cap) * sizeof *v;
-        s->v = v;
-        s->cap = cap;
+    evblk *k = s->tail;
+    if (!k || k->n == EVBLK) {
+        k = n->blk_free;
+        if (k) {
+            n->blk_free = k->next;
+        } else {
+            k = malloc(sizeof *k);
+            if (!k)
+                abort(); /* the model cannot continue without its calendar */
+            n->bytes += sizeof *k;
+        }
+        k->next = NULL;
+        k->n = 0;
+        if (s->tail)
+            s->tail->next = k;
+        else
+            s->head = k;
+        s->tail = k;
     }
-    s->v[s->n++] = (ev){type << 28 | id, b};
+    k->v[k->n++] = (ev){type << 28 | id, b};
 }
 
 static uint32_t pkt_new(net *n)
@@ -303,7 +323,8 @@ static void route(net *n, pkt *k, uint32_t r, int at_source)
     } else {
         k->out = (uint16_t)port_to_group(n, r, tg);
     }
-    k->ovc = (uint8_t)(k->ghops + k->extra);
+    uint32_t cls = k->ghops + k->extra;
+    k->ovc = (uint8_t)(cls < n->V ? cls : n->V - 1);
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -733,6 +754,7 @@ void net_config_default(net_config *c)
                       .ugal_threshold = 30, .traffic = NET_TRAFFIC_PAIRWISE, .slowdown = 1,
                       .transfer = NET_XFER_BIG, .rdrp_window = 30, .cc = NET_CC_NONE, .seed = 1,
                       .window = 1000, .warm_min = 10, .meas_min = 10, .conv = 0.05, .max_cycles = 1000000,
+                      .stall_cycles = 100000,
 #ifndef NDEBUG
                       .check = 1,
 #endif
@@ -747,7 +769,14 @@ uint32_t net_nodes_of(const net_config *c)
 static void net_free(net *n)
 {
     for (uint32_t i = 0; i < WHEEL; i++)
-        free(n->wheel[i].v);
+        for (evblk *k = n->wheel[i].head, *nx; k; k = nx) {
+            nx = k->next;
+            free(k);
+        }
+    for (evblk *k = n->blk_free, *nx; k; k = nx) {
+        nx = k->next;
+        free(k);
+    }
     if (n->nodes)
         for (uint32_t x = 0; x < n->N; x++)
             free(n->nodes[x].q);
@@ -781,12 +810,14 @@ static int check_config(const net_config *c, char *err, size_t errlen)
     else if (c->lat_local < 1 || c->lat_global < 1 || c->lat_term < 1 || c->lat_local > 255 || c->lat_global > 255 ||
              c->lat_term > 255 || c->router_delay > 255 || c->credit_delay > 255)
         bad = "latencies must be 1 .. 255 cycles, delays 0 .. 255";
-    else if (c->slowdown < 1 || c->slowdown > 64)
-        bad = "slowdown must be 1 .. 64";
+    else if (c->slowdown < 1 || c->slowdown > 64 || c->pkt_flits * c->slowdown >= WHEEL / 2)
+        bad = "slowdown must be 1 .. 64, and a packet's sinking shorter than 4096 cycles";
     else if (c->rdrp_window < 1 || c->rdrp_window > 4096)
         bad = "RDRP window must be 1 .. 4096";
     else if (c->window < 10 || c->conv <= 0 || c->meas_min < 2 || c->max_cycles < c->window)
         bad = "measurement windows of at least 10 cycles, at least 2 measured, max cycles >= window";
+    else if (c->vcs > 16 || c->stall_cycles < 1)
+        bad = "at most 16 VCs, and a stall bound of at least 1 cycle";
     else if (c->load < 0 || c->load > 1)
         bad = "offered load must be 0 (backlogged) .. 1 flit/cycle";
     else if (c->transfer == NET_XFER_RDRP && (c->traffic != NET_TRAFFIC_PAIRWISE || c->load > 0))
@@ -819,6 +850,8 @@ int net_run(const net_config *cfg, net_result *res, char *err, size_t errlen)
     n->P = cfg->p + cfg->a - 1 + cfg->h;
     n->N = n->R * cfg->p;
     n->V = cfg->routing == NET_ROUTE_MIN ? 2 : cfg->routing == NET_ROUTE_PAR ? 4 : 3;
+    if (cfg->vcs)
+        n->V = cfg->vcs;
     n->S = cfg->speedup_x10;
     n->rng = cfg->seed * 0x2545f4914f6cdd1dull + 0x1234567ull;
     uint32_t ports = n->R * n->P;
@@ -915,18 +948,25 @@ int net_run(const net_config *cfg, net_result *res, char *err, size_t errlen)
         return -1;
     }
     for (n->now = 0; n->now < cfg->max_cycles; n->now++) {
+        /* events scheduled for this cycle while it runs join its chain and run too */
         slot *s = &n->wheel[n->now & (WHEEL - 1)];
-        for (uint32_t i = 0; i < s->n; i++)
-            dispatch(n, s->v[i]);
-        s->n = 0;
+        for (evblk *k = s->head; k; k = s->head) {
+            for (uint32_t i = 0; i < k->n; i++)
+                dispatch(n, k->v[i]);
+            s->head = k->next;
+            if (!s->head)
+                s->tail = NULL;
+            k->next = n->blk_free;
+            n->blk_free = k;
+        }
         if (cfg->check && !conserved(n)) {
             snprintf(err, errlen, "net: flit conservation broken at cycle %llu", (unsigned long long)n->now);
             rc = -1;
             break;
         }
-        if (n->now - n->last_move > 100000 && n->wire + n->nicq + (n->injected - n->sunk - n->absorbed) > 0) {
-            snprintf(err, errlen, "net: deadlock: nothing moved for 100000 cycles (cycle %llu)",
-                     (unsigned long long)n->now);
+        if (n->now - n->last_move > cfg->stall_cycles && n->injected - n->sunk - n->absorbed > 0) {
+            snprintf(err, errlen, "net: deadlock: nothing moved for %llu cycles (cycle %llu)",
+                     (unsigned long long)cfg->stall_cycles, (unsigned long long)n->now);
             rc = -1;
             break;
         }

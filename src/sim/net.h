@@ -44,6 +44,9 @@ typedef struct net_config {
     double conv;
     uint64_t max_cycles;
     int check;               /* 1: check flit conservation every cycle (on in debug builds) */
+    uint64_t stall_cycles;   /* deadlock: nothing moved this long with flits in the network (100,000) */
+    uint32_t vcs;            /* 0: as the routing's VC scheme needs; fewer merges the top classes
+                              * (only to show the deadlock check fires) */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;
 } net_config;
@@ -77,7 +80,7 @@ typedef struct net_result {
 void net_config_default(net_config *c);
 
 /* Runs the model. Returns 0, or -1 with a message in err (bad parameters, or a deadlock: nothing
- * moved for 100,000 cycles with packets in the network). */
+ * moved for stall_cycles with flits in the network). */
 int net_run(const net_config *c, net_result *r, char *err, size_t errlen);
 
 /* Per-window throughputs of the last run are not kept; the node map is exposed for tests. */

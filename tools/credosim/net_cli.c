@@ -28,7 +28,8 @@ static void net_usage(FILE *f)
             "  --seed N (1)  --csv FILE (- = stdout)  --quiet  --check (flit conservation every cycle)\n"
             "  model: --vc-flits 256 --packet-flits 16 --speedup 2.4 --lat-local 2 --lat-global 10\n"
             "         --lat-term 1 --router-delay 3 --credit-delay 2 --nic-flits 256\n"
-            "  measurement: --window 1000 --warmup-min 10 --meas-min 10 --conv 0.05 --max-cycles 1000000\n");
+            "  measurement: --window 1000 --warmup-min 10 --meas-min 10 --conv 0.05 --max-cycles 1000000\n"
+            "  --stall-cycles 100000 (deadlock report)  --vcs N (fewer VCs than the routing needs: tests only)\n");
 }
 
 static int num(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -239,6 +240,8 @@ int credosim_net_main(int argc, char **argv)
                 {"--window", 10, 1u << 30, offsetof(net_config, window), 0},
                 {"--warmup-min", 0, 1u << 20, offsetof(net_config, warm_min), 0},
                 {"--meas-min", 2, 1u << 20, offsetof(net_config, meas_min), 0},
+                {"--vcs", 1, 16, offsetof(net_config, vcs), 0},
+                {"--stall-cycles", 1, 1ull << 40, offsetof(net_config, stall_cycles), 1},
             };
             size_t j = 0;
             while (j < sizeof ints / sizeof ints[0] && strcmp(a, ints[j].name))
