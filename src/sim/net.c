@@ -979,6 +979,8 @@ int net_run(const net_config *cfg, net_result *res, char *err, size_t errlen)
         double thr = (double)n->win_flits / ((double)n->N * cfg->window);
         n->win_flits = 0;
         nwin++;
+        if (cfg->on_window)
+            cfg->on_window(cfg->progress_arg, n->now + 1, thr, phase == MEAS);
         if (phase == WARM) {
             hist[0] = hist[1];
             hist[1] = hist[2];

@@ -48,6 +48,8 @@ typedef struct net_config {
     uint32_t vcs;            /* 0: as the routing's VC scheme needs; fewer merges the top classes
                               * (only to show the deadlock check fires) */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
+    /* called at the end of every window: its last cycle + 1, its throughput, 1 when measured */
+    void (*on_window)(void *arg, uint64_t cycle, double throughput, int measured);
     void *progress_arg;
 } net_config;
 

@@ -26,6 +26,7 @@ static void net_usage(FILE *f)
             "  --transfer big|rdrp:W        one endless transfer, or RDRP gets of one packet, W outstanding\n"
             "  --cc none|fecn|fecn-aggressive\n"
             "  --seed N (1)  --csv FILE (- = stdout)  --quiet  --check (flit conservation every cycle)\n"
+            "  --windows FILE   every window's throughput (CSV: cycle, throughput, measured)\n"
             "  model: --vc-flits 256 --packet-flits 16 --speedup 2.4 --lat-local 2 --lat-global 10\n"
             "         --lat-term 1 --router-delay 3 --credit-delay 2 --nic-flits 256\n"
             "  measurement: --window 1000 --warmup-min 10 --meas-min 10 --conv 0.05 --max-cycles 1000000\n"
@@ -128,6 +129,13 @@ static void net_progress(void *arg, uint64_t done, uint64_t total)
     fprintf(stderr, "\r[%s] %llu cycles (at most)", bar, (unsigned long long)done);
 }
 
+static void net_window(void *arg, uint64_t cycle, double thr, int measured)
+{
+    FILE *f = *(FILE **)arg;
+    if (f)
+        fprintf(f, "%llu,%.6f,%d\n", (unsigned long long)cycle, thr, measured);
+}
+
 static const char *routing_name[] = {"min", "valiant", "ugal", "par"};
 static const char *traffic_name[] = {"pairwise", "randperm", "uniform"};
 static const char *cc_name[] = {"none", "fecn", "fecn-aggressive"};
@@ -136,7 +144,7 @@ int credosim_net_main(int argc, char **argv)
 {
     net_config c;
     net_config_default(&c);
-    const char *csv = NULL;
+    const char *csv = NULL, *windows = NULL;
     int quiet = 0;
     double slow_pct = 0;
     uint64_t slow_count = 0, v;
@@ -218,6 +226,8 @@ int credosim_net_main(int argc, char **argv)
                 return 2;
         } else if (!strcmp(a, "--csv")) {
             csv = val;
+        } else if (!strcmp(a, "--windows")) {
+            windows = val;
         } else {
             static const struct {
                 const char *name;
@@ -274,11 +284,24 @@ int credosim_net_main(int argc, char **argv)
     c.slow_nodes = (uint32_t)slow_count;
     if (!quiet && isatty(2))
         c.progress = net_progress;
+    FILE *wf = NULL;
+    if (windows) {
+        wf = fopen(windows, "w");
+        if (!wf) {
+            fprintf(stderr, "credosim: --windows %s: %s\n", windows, strerror(errno));
+            return 1;
+        }
+        fprintf(wf, "cycle,throughput,measured\n");
+        c.on_window = net_window;
+    }
+    c.progress_arg = &wf;
     net_result r;
     char err[256];
     int rc = net_run(&c, &r, err, sizeof err);
     if (c.progress)
         fprintf(stderr, "\r%70s\r", "");
+    if (wf)
+        fclose(wf);
     if (rc != 0) {
         fprintf(stderr, "credosim: %s\n", err);
         return strncmp(err, "net: deadlock", 13) && strncmp(err, "net: flit", 9) ? 2 : 1;
