@@ -257,14 +257,16 @@ compat-options)
     # "-host" is not "-h" (help, nothing run): before, it printed the usage and exited 0.
     run -n 1 -host localhost sh -c 'echo ran'
     expect_grep '^ran$' "$tmp/out"
-    # Other hosts and more ranks than one node holds are refused before anything starts.
-    run -n 2 -host credo-no-such-node true
-    expect_rc $rc 2
-    expect_grep "^credorun: -host: 'credo-no-such-node' is not this host; credorun starts ranks on this host only" "$tmp/err"
+    # Other hosts go through the launch agent (here one that fails, so nothing leaves this machine):
+    # the job ends with one line naming the host and its ranks. More ranks than this one node holds,
+    # with no other host named, are refused before anything starts.
+    run -n 2 -host credo-no-such-node --launch-agent false true
+    expect_rc $rc 255
+    expect_grep "^credorun: host credo-no-such-node \(ranks 0-1\): the launch agent 'false' exited with code 1 before the proxy connected" "$tmp/err"
     printf 'localhost\ncredo-other slots=2\n' >"$tmp/hosts2"
-    run -n 2 -machinefile "$tmp/hosts2" true
-    expect_rc $rc 2
-    expect_grep "^credorun: -machinefile: 'credo-other' is not this host" "$tmp/err"
+    CREDO_LAUNCH_AGENT=false run -n 2 -machinefile "$tmp/hosts2" true
+    expect_rc $rc 255
+    expect_grep "^credorun: host credo-other \(rank 1\): the launch agent 'false' exited" "$tmp/err"
     run -n 4 -ppn 2 true
     expect_rc $rc 2
     expect_grep '^credorun: -n 4 at 2 ranks per node needs 2 nodes' "$tmp/err"
