@@ -23,7 +23,8 @@ typedef struct net_config {
     uint32_t pkt_flits;      /* data packet (16); a get request is 1 flit */
     uint32_t speedup_x10;    /* internal speedup x 10 (24 = 2.4x) */
     uint32_t lat_local, lat_global, lat_term; /* link latencies, cycles (2, 10, 1) */
-    uint32_t router_delay;   /* cycles from a head's arrival to its earliest departure (3) */
+    uint32_t router_delay;   /* cycles from a head's arrival to its earliest departure (1: Booksim's
+                              * 3 pipeline stages at the 2.4x internal clock, 1.25 cycles) */
     uint32_t credit_delay;   /* extra cycles a credit takes back to the upstream router (2) */
     uint32_t nic_flits;      /* a node's receive buffer in front of its sink (256) */
     uint32_t flit_bytes;     /* bytes per flit, for in-flight bytes only (16) */

@@ -28,7 +28,7 @@ static void net_usage(FILE *f)
             "  --seed N (1)  --csv FILE (- = stdout)  --quiet  --check (flit conservation every cycle)\n"
             "  --windows FILE   every window's throughput (CSV: cycle, throughput, measured)\n"
             "  model: --vc-flits 256 --packet-flits 16 --speedup 2.4 --lat-local 2 --lat-global 10\n"
-            "         --lat-term 1 --router-delay 3 --credit-delay 2 --nic-flits 256\n"
+            "         --lat-term 1 --router-delay 1 --credit-delay 2 --nic-flits 256\n"
             "  measurement: --window 1000 --warmup-min 10 --meas-min 10 --conv 0.05 --max-cycles 1000000\n"
             "  --stall-cycles 100000 (deadlock report)  --vcs N (fewer VCs than the routing needs: tests only)\n");
 }
