@@ -1,5 +1,6 @@
-/* src/mpi/win.c — MPI windows: creation of the four flavors (shared control and data segments,
- * CMA probe), Win_free, shared_query, attach/detach, names, info, error handlers, attributes. */
+/* src/mpi/win.c — MPI windows: creation of the four flavors (per-node shared control and data
+ * segments, CMA probe, network registration and key exchange), Win_free, shared_query,
+ * attach/detach, names, info, error handlers, attributes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "credo/stats.h"
 #include "mpi/win_impl.h"
 
 int win_error(MPI_Win win, int code, const char *fn, const char *fmt, ...)
@@ -46,7 +48,17 @@ static int win_model = MPI_WIN_UNIFIED;
 
 /* Per-rank record of the creation allgather, in ints (64-bit values as two halves). */
 enum { X_CTX, X_DU, X_SIZE, X_BASE = X_SIZE + 2, X_N = X_BASE + 2 };
-enum { ST_OK = 0, ST_NOCMA = 1, ST_SHM = 2 };
+/* The second record, once memory exists: the status, and the registration network peers use. */
+enum { Y_ST, Y_KEY, Y_RADDR = Y_KEY + 2, Y_N = Y_RADDR + 2 };
+enum { ST_OK = 0, ST_NOCMA = 1, ST_NOREG = 2, ST_SHM = 3 };
+
+/* Whether p2p reaches job rank `job` over the network transport (credo_peer_transport: per peer,
+ * the same choice p2p made; CREDO_XPORT=ofi makes every peer a network one, even on this node). */
+static int peer_is_net(int job)
+{
+    char name[8];
+    return credo_peer_transport(job, name, sizeof name) == 0 && strcmp(name, "ofi") == 0;
+}
 
 static void put64(int *p, uint64_t v)
 {
@@ -77,6 +89,14 @@ static int win_default_hints(MPI_Comm c)
 
 static void win_destroy(MPI_Win w)
 {
+    win_net_stop(w);
+    if (w->mr != NULL)
+        xofi_win_dereg(w->mr);
+    for (int i = 0; i < w->nregions; i++)
+        if (w->regions[i].mr != NULL)
+            xofi_win_dereg(w->regions[i].mr);
+    free(w->remote_held);
+    free(w->am_buf);
     if (w->ctl != NULL)
         munmap(w->ctl, (size_t)w->size * sizeof(win_slot));
     if (w->data != NULL)
@@ -154,28 +174,46 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     }
     ctx = 0;
     total = 0;
+    /* This node's ranks share a control segment (and, allocate flavors, a data segment) made by
+     * the lowest of them, the lead; the others are reached over the network. */
+    int my_node = p2p_node_of(comm->world_of[comm->rank]), lead = -1, shm_peers = 0, spans = -1;
     for (int r = 0; r < n; r++) {
         const int *a = all + (size_t)r * X_N;
         if ((uint32_t)a[X_CTX] > ctx)
             ctx = (uint32_t)a[X_CTX];
         w->peer[r] = (win_peer){(uintptr_t)get64(a + X_BASE), (MPI_Aint)get64(a + X_SIZE),
-                                a[X_DU], (pid_t)p2p_pid(comm->world_of[r])};
-        if (shm) {
+                                a[X_DU], (pid_t)p2p_pid(comm->world_of[r]), 0, 0, 0};
+        int here = p2p_node_of(comm->world_of[r]) == my_node;
+        if (!here && spans < 0)
+            spans = r;
+        if (here && lead < 0)
+            lead = r;
+        if (r != comm->rank && flavor != MPI_WIN_FLAVOR_SHARED &&
+            peer_is_net(comm->world_of[r])) {
+            w->peer[r].net = 1;
+            w->peer[r].base = 0; /* an offset in its registration, from the key exchange */
+            w->nnet++;
+        } else if (r != comm->rank) {
+            shm_peers++;
+        }
+        if (shm && here) {
             /* Each rank's part starts on its own cache line; base is its offset for now. */
             w->peer[r].base = total;
             total += ((size_t)w->peer[r].size + 63) & ~(size_t)63;
         }
     }
-    /* Windows live in shared memory or are reached with CMA: every member must be on our node.
+    /* MPI_Win_allocate_shared's memory is load/store memory of every member: one node only.
      * Nodes differ at every member or at none, so all members return this error together. */
-    for (int r = 0; r < n; r++)
-        if (p2p_node_of(comm->world_of[r]) != p2p_node_of(comm->world_of[comm->rank])) {
-            free(all);
-            win_destroy(w);
-            return mpi_error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-                             "rank %d of the communicator runs on another node: one-sided communication "
-                             "across nodes is not implemented yet (windows are shared memory and CMA)", r);
-        }
+    if (spans >= 0 && (flavor == MPI_WIN_FLAVOR_SHARED || !w->peer[spans].net)) {
+        free(all);
+        win_destroy(w);
+        return mpi_error(comm, flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED
+                                                                : MPI_ERR_UNSUPPORTED_OPERATION,
+                         fn, "rank %d of the communicator runs on another node%s", spans,
+                         flavor == MPI_WIN_FLAVOR_SHARED
+                             ? ": MPI_Win_allocate_shared needs memory all members can load and store"
+                             : ", and is not reached over the network");
+    }
     mpi_ctx_settle(ctx, 2);
     w->comm = mpi_comm_hidden(comm, ctx);
     if (w->comm == NULL || win_default_hints(w->comm) != MPI_SUCCESS ||
@@ -191,12 +229,12 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
      * uses twice, so windows created at once on disjoint communicators cannot collide. */
     char ctl_name[256], data_name[256];
     snprintf(ctl_name, sizeof ctl_name, "/credo.%s.win.%d.%u.ctl", credo_rt.jobid,
-             comm->world_of[0], ctx);
+             comm->world_of[lead], ctx);
     snprintf(data_name, sizeof data_name, "/credo.%s.win.%d.%u.data", credo_rt.jobid,
-             comm->world_of[0], ctx);
+             comm->world_of[lead], ctx);
     size_t ctl_len = (size_t)n * sizeof(win_slot);
     int st = ST_OK, err = 0;
-    if (w->rank == 0) {
+    if (w->rank == lead) {
         w->ctl = mpi_shm_map(ctl_name, ctl_len, 1);
         if (w->ctl != NULL && total > 0)
             w->data = mpi_shm_map(data_name, total, 1);
@@ -204,7 +242,7 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
             st = ST_SHM, err = errno;
     }
     rc = mpi_coll_barrier(w->comm);
-    if (rc == MPI_SUCCESS && w->rank != 0) {
+    if (rc == MPI_SUCCESS && w->rank != lead) {
         w->ctl = mpi_shm_map(ctl_name, ctl_len, 0);
         if (w->ctl != NULL && total > 0)
             w->data = mpi_shm_map(data_name, total, 0);
@@ -214,16 +252,39 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
     w->data_len = total;
     /* Windows on user memory are reached with process_vm_readv/writev: the runtime probed at
      * start-up whether the kernel allows it (CREDO_CMA=0: never). */
-    if (!shm && n > 1 && st == ST_OK && !p2p_cma_ok())
+    if (!shm && shm_peers > 0 && st == ST_OK && !p2p_cma_ok())
         st = ST_NOCMA;
+    /* Network peers write and read this rank's memory through a registration of it (dynamic
+     * windows: of each attached region, at MPI_Win_attach). */
+    void *mine_base = shm ? (void *)((uintptr_t)w->data + w->peer[w->rank].base) : base;
+    uint64_t key = 0, raddr = 0;
+    if (st == ST_OK && w->nnet > 0 && flavor != MPI_WIN_FLAVOR_DYNAMIC && size > 0 &&
+        xofi_win_reg(mine_base, (size_t)size, &w->mr, &key, &raddr) != 0)
+        st = ST_NOREG;
+    if (st == ST_OK && w->nnet > 0 &&
+        ((w->remote_held = calloc((size_t)n, 1)) == NULL || win_net_listen(w) != MPI_SUCCESS))
+        st = ST_SHM, err = ENOMEM;
     int worst = st;
+    int yr[Y_N], *yall = malloc((size_t)n * Y_N * sizeof(int));
+    yr[Y_ST] = st;
+    put64(yr + Y_KEY, key);
+    put64(yr + Y_RADDR, raddr);
+    if (yall == NULL && rc == MPI_SUCCESS)
+        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
-        rc = mpi_coll_allgather_int(w->comm, &st, 1, all);
-    for (int r = 0; rc == MPI_SUCCESS && r < n; r++)
-        if (all[r] > worst)
-            worst = all[r];
+        rc = mpi_coll_allgather_int(w->comm, yr, Y_N, yall);
+    for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
+        const int *y = yall + (size_t)r * Y_N;
+        if (y[Y_ST] > worst)
+            worst = y[Y_ST];
+        if (w->peer[r].net) {
+            w->peer[r].key = get64(y + Y_KEY);
+            w->peer[r].raddr = get64(y + Y_RADDR);
+        }
+    }
+    free(yall);
     free(all);
-    if (w->rank == 0) {
+    if (w->rank == lead) {
         if (w->ctl != NULL)
             shm_unlink(ctl_name);
         if (w->data != NULL)
@@ -237,13 +298,21 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
             return mpi_error(comm, MPI_ERR_OTHER, fn,
                              "Cross Memory Attach (process_vm_readv) is unavailable, so windows on "
                              "user memory cannot work; MPI_Win_allocate works");
+        if (worst == ST_NOREG)
+            return mpi_error(comm, MPI_ERR_OTHER, fn,
+                             "cannot register the window's memory with the network transport%s%s",
+                             st == ST_NOREG ? ": " : " (on another rank)",
+                             st == ST_NOREG ? xofi_last_error() : "");
         return mpi_error(comm, MPI_ERR_NO_MEM, fn, "cannot create the window's shared memory%s%s",
                          st == ST_SHM ? ": " : " (on another rank)",
                          st == ST_SHM ? strerror(err) : "");
     }
     if (shm) {
         for (int r = 0; r < n; r++)
-            w->peer[r].base += (uintptr_t)w->data;
+            if (w->peer[r].net)
+                w->peer[r].base = 0; /* check_target: an offset in its registration */
+            else if (p2p_node_of(comm->world_of[r]) == my_node)
+                w->peer[r].base += (uintptr_t)w->data;
         base = (void *)w->peer[w->rank].base;
         *(void **)baseptr = base;
     }
@@ -300,6 +369,7 @@ int MPI_Win_free(MPI_Win *win)
     if (rc != MPI_SUCCESS)
         return win_error(w, rc, fn, "barrier failed");
     rc = mpi_attr_win_free(w);
+    win_net_stop(w);
     for (int i = 0; i < w->nexposure; i++)
         p2p_req_free(w->exposure[i]);
     win_destroy(w);
@@ -332,8 +402,9 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     return MPI_SUCCESS;
 }
 
-/* Dynamic windows: the regions are only remembered here for MPI_Win_detach; an origin reaches a
- * target's memory by absolute address and the kernel refuses unmapped ones (MPI_ERR_RMA_RANGE). */
+/* Dynamic windows: the regions are remembered for MPI_Win_detach and for network origins, whose
+ * requests must fall inside one (win_net.c); a shared-memory origin reaches a target's memory by
+ * absolute address and the kernel refuses unmapped ones (MPI_ERR_RMA_RANGE). */
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     MPI_ENTER();
@@ -347,7 +418,12 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     if (t == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     win->regions = t;
-    t[win->nregions++] = (win_region){(uintptr_t)base, size};
+    t[win->nregions] = (win_region){(uintptr_t)base, size, NULL};
+    /* Registered for network origins; they reach it by request (win_net.c), so nothing is sent. */
+    if (win->nnet > 0 && size > 0 && xofi_win_reg(base, (size_t)size, &t[win->nregions].mr, NULL, NULL) != 0)
+        return win_error(win, MPI_ERR_OTHER, fn, "cannot register %ld bytes with the network transport: %s",
+                         (long)size, xofi_last_error());
+    win->nregions++;
     return MPI_SUCCESS;
 }
 
@@ -360,6 +436,8 @@ int MPI_Win_detach(MPI_Win win, const void *base)
         return win_error(win, MPI_ERR_RMA_FLAVOR, fn, "not a window of MPI_Win_create_dynamic");
     for (int i = win->nregions - 1; i >= 0; i--)
         if (win->regions[i].base == (uintptr_t)base) {
+            if (win->regions[i].mr != NULL)
+                xofi_win_dereg(win->regions[i].mr);
             win->regions[i] = win->regions[--win->nregions];
             return MPI_SUCCESS;
         }

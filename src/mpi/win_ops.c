@@ -1,5 +1,6 @@
 /* src/mpi/win_ops.c — the RMA calls (Put, Get, accumulates, Fetch_and_op, Compare_and_swap, the
- * request forms): the origin moves the data itself, so each one is complete when it returns. */
+ * request forms): each one is complete when it returns, moved by the origin itself (shared memory,
+ * CMA, network RMA) or, for a network target, applied by the target on request (win_net.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -20,6 +21,12 @@ static int tgt_local(const MPI_Win w, int t)
 {
     return t == w->rank || w->flavor == MPI_WIN_FLAVOR_ALLOCATE ||
            w->flavor == MPI_WIN_FLAVOR_SHARED;
+}
+
+/* A target reached over the network (never this rank itself). */
+static int tgt_net(const MPI_Win w, int t)
+{
+    return w->peer[t].net;
 }
 
 enum { IOV_BATCH = 1024 }; /* UIO_MAXIOV: the most one process_vm_* call takes */
@@ -88,6 +95,9 @@ static int tgt_move(MPI_Win w, int t, int write, void *packed, int count, MPI_Da
 
 static int move_error(MPI_Win w, int rc, const char *fn, int t)
 {
+    if (tgt_net(w, t) && rc != MPI_ERR_RMA_RANGE)
+        return win_error(w, rc, fn, "one-sided operation with rank %d over the network: %s", t,
+                         win_net_reason());
     return win_error(w, rc, fn, rc == MPI_ERR_RMA_RANGE
                                     ? "target memory of rank %d is not mapped (dynamic window: not "
                                       "attached?)"
@@ -197,11 +207,11 @@ static MPI_Datatype pair_type(int basic)
     return NULL;
 }
 
-static struct credo_datatype basic_standin(MPI_Datatype dt)
+static struct credo_datatype basic_standin(int basic)
 {
     return (struct credo_datatype){.magic = DT_MAGIC,
                                    .flags = DT_F_PREDEF | DT_F_COMMITTED | DT_F_DENSE,
-                                   .basic = dt->basic};
+                                   .basic = (int16_t)basic};
 }
 
 /* Accumulate ops: the predefined ones on their types, REPLACE and NO_OP; the target type built
@@ -219,7 +229,7 @@ static int check_acc(MPI_Win w, const char *fn, MPI_Op op, MPI_Datatype odt, MPI
     if (tdt->basic == B_NONE)
         return win_error(w, MPI_ERR_TYPE, fn, "target datatype mixes basic types");
     if (op->id != OP_REPLACE && op->id != OP_NO_OP) {
-        struct credo_datatype b = basic_standin(tdt);
+        struct credo_datatype b = basic_standin(tdt->basic);
         int rc = op_check(op, &b);
         if (rc != MPI_SUCCESS)
             return win_error(w, rc, fn, "%s is not defined on the target datatype", op_name(op));
@@ -229,13 +239,15 @@ static int check_acc(MPI_Win w, const char *fn, MPI_Op op, MPI_Datatype odt, MPI
     return MPI_SUCCESS;
 }
 
-/* inout = in op inout over `bytes` packed bytes of tdt's basic element; 0 or MPI_ERR_NO_MEM. */
-static int apply_packed(MPI_Op op, const void *in, void *inout, size_t bytes, MPI_Datatype tdt)
+/* inout = in op inout over `bytes` packed bytes of the basic element `basic` (elem_size bytes
+ * each); 0 or MPI_ERR_NO_MEM. */
+int win_apply_packed(MPI_Op op, const void *in, void *inout, size_t bytes, int basic,
+                     size_t elem_size)
 {
-    MPI_Datatype pt = pair_type(tdt->basic);
+    MPI_Datatype pt = pair_type(basic);
     if (pt == NULL) {
-        struct credo_datatype b = basic_standin(tdt);
-        op_apply(op, in, inout, (int)(bytes / tdt->elem_size), &b);
+        struct credo_datatype b = basic_standin(basic);
+        op_apply(op, in, inout, (int)(bytes / elem_size), &b);
         return MPI_SUCCESS;
     }
     size_t n = bytes / pt->size;
@@ -252,6 +264,23 @@ static int apply_packed(MPI_Op op, const void *in, void *inout, size_t bytes, MP
 }
 
 /* ---- Put / Get ---- */
+
+/* A network target: RMA on its registered memory (create and allocate windows), else (dynamic
+ * windows, or a provider without delivery-complete writes) a request it serves. addr is the byte
+ * offset in its window, or the absolute address for a dynamic one. */
+static int net_move(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt,
+                    uintptr_t addr)
+{
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+        int rc = win_net_rma(w, t, write, packed, count, tdt, (MPI_Aint)addr);
+        if (rc != MPI_ERR_UNSUPPORTED_OPERATION)
+            return rc;
+    }
+    size_t bytes = (size_t)count * tdt->size;
+    return win_net_request(w, t, write ? WN_PUT : WN_GET, NULL, write ? packed : NULL,
+                           write ? bytes : 0, count, tdt, (MPI_Aint)addr, write ? NULL : packed,
+                           write ? 0 : bytes, 0, NULL);
+}
 
 /* The argument checks Put and Get share. Returns an error, or MPI_SUCCESS with *bytes the bytes to
  * move (0 for an MPI_PROC_NULL target or an empty transfer: nothing to do) and *addr the target
@@ -279,6 +308,7 @@ static int do_put(const char *fn, const void *origin_addr, int origin_count,
                   int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     uintptr_t addr;
     size_t bytes;
     int rc = put_get_args(fn, origin_count, origin_datatype, target_rank, target_disp, target_count,
@@ -288,7 +318,10 @@ static int do_put(const char *fn, const void *origin_addr, int origin_count,
     const void *in = packed_in(win, origin_addr, origin_count, origin_datatype);
     if (in == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
-    rc = tgt_move(win, target_rank, 1, (void *)in, target_count, target_datatype, addr);
+    if (tgt_net(win, target_rank))
+        rc = net_move(win, target_rank, 1, (void *)in, target_count, target_datatype, addr);
+    else
+        rc = tgt_move(win, target_rank, 1, (void *)in, target_count, target_datatype, addr);
     return rc == MPI_SUCCESS ? rc : move_error(win, rc, fn, target_rank);
 }
 
@@ -297,6 +330,7 @@ static int do_get(const char *fn, void *origin_addr, int origin_count,
                   int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     uintptr_t addr;
     size_t bytes;
     int rc = put_get_args(fn, origin_count, origin_datatype, target_rank, target_disp, target_count,
@@ -307,7 +341,10 @@ static int do_get(const char *fn, void *origin_addr, int origin_count,
     void *out = dense ? BUF_AT(origin_addr, origin_datatype->lb) : scratch(win, WS_OLD, bytes);
     if (out == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
-    rc = tgt_move(win, target_rank, 0, out, target_count, target_datatype, addr);
+    if (tgt_net(win, target_rank))
+        rc = net_move(win, target_rank, 0, out, target_count, target_datatype, addr);
+    else
+        rc = tgt_move(win, target_rank, 0, out, target_count, target_datatype, addr);
     if (!dense && rc == MPI_SUCCESS)
         dt_unpack(out, bytes, (size_t)origin_count, origin_datatype, origin_addr);
     return rc == MPI_SUCCESS ? rc : move_error(win, rc, fn, target_rank);
@@ -337,7 +374,7 @@ static int acc_apply(MPI_Win w, int t, MPI_Op op, const void *in, int fetch, int
     } else if (rc == MPI_SUCCESS && combine) {
         if (res != old)
             credo_copy(res, old, bytes);
-        rc = apply_packed(op, in, res, bytes, tdt);
+        rc = win_apply_packed(op, in, res, bytes, tdt->basic, tdt->elem_size);
         if (rc == MPI_SUCCESS)
             rc = tgt_move(w, t, 1, res, count, tdt, addr);
     }
@@ -358,6 +395,7 @@ static int do_acc(const char *fn, const void *origin_addr, int origin_count,
                   int fetch)
 {
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     int noop = op != NULL && op == MPI_NO_OP;
     int rc = noop ? MPI_SUCCESS : check_buf(win, fn, "origin", origin_count, origin_datatype);
     if (rc == MPI_SUCCESS && fetch)
@@ -381,7 +419,16 @@ static int do_acc(const char *fn, const void *origin_addr, int origin_count,
     const void *in = noop ? NULL : packed_in(win, origin_addr, origin_count, origin_datatype);
     if (!noop && in == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
-    rc = acc_apply(win, target_rank, op, in, fetch, target_count, target_datatype, addr);
+    if (tgt_net(win, target_rank)) {
+        void *old = fetch ? scratch(win, WS_OLD, bytes) : NULL;
+        if (fetch && old == NULL)
+            return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+        rc = win_net_request(win, target_rank, fetch ? WN_GACC : WN_ACC, op, in, noop ? 0 : bytes,
+                             target_count, target_datatype, (MPI_Aint)addr, old,
+                             fetch ? bytes : 0, 0, NULL);
+    } else {
+        rc = acc_apply(win, target_rank, op, in, fetch, target_count, target_datatype, addr);
+    }
     if (rc == MPI_SUCCESS && fetch)
         dt_unpack(win->scratch[WS_OLD], bytes, (size_t)result_count, result_datatype, result_addr);
     return rc == MPI_SUCCESS ? rc : acc_error(win, rc, fn, target_rank);
@@ -406,6 +453,7 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     MPI_ENTER();
     static const char fn[] = "MPI_Compare_and_swap";
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     int rc = check_buf(win, fn, "origin", 1, datatype);
     if (rc != MPI_SUCCESS || target_rank == MPI_PROC_NULL)
         return rc;
@@ -420,11 +468,19 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     unsigned char old[64];
     if (n > sizeof old)
         return win_error(win, MPI_ERR_TYPE, fn, "datatype too large for compare and swap");
-    win_acc_lock(win, target_rank);
-    rc = tgt_move(win, target_rank, 0, old, 1, datatype, addr);
-    if (rc == MPI_SUCCESS && memcmp(old, compare_addr, n) == 0)
-        rc = tgt_move(win, target_rank, 1, (void *)origin_addr, 1, datatype, addr);
-    win_acc_unlock(win, target_rank);
+    if (tgt_net(win, target_rank)) {
+        unsigned char both[128];
+        memcpy(both, origin_addr, n);
+        memcpy(both + n, compare_addr, n);
+        rc = win_net_request(win, target_rank, WN_CAS, NULL, both, 2 * n, 1, datatype,
+                             (MPI_Aint)addr, old, n, 0, NULL);
+    } else {
+        win_acc_lock(win, target_rank);
+        rc = tgt_move(win, target_rank, 0, old, 1, datatype, addr);
+        if (rc == MPI_SUCCESS && memcmp(old, compare_addr, n) == 0)
+            rc = tgt_move(win, target_rank, 1, (void *)origin_addr, 1, datatype, addr);
+        win_acc_unlock(win, target_rank);
+    }
     if (rc != MPI_SUCCESS)
         return move_error(win, rc, fn, target_rank);
     memcpy(result_addr, old, n);

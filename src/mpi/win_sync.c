@@ -1,5 +1,6 @@
 /* src/mpi/win_sync.c — RMA synchronization: fence, passive target (lock/unlock on the shared lock
- * words, lock_all, flush, sync) and general active target (post/start/complete/wait/test). */
+ * words, or by request for a network target; lock_all, flush, sync) and general active target
+ * (post/start/complete/wait/test). */
 #include <stdlib.h>
 
 #include "mpi/win_impl.h"
@@ -28,8 +29,11 @@ int MPI_Win_fence(int assert, MPI_Win win)
 
 /* ---- passive target ---- */
 
-static void rw_lock(MPI_Win w, int t, int exclusive)
+/* 0, or the MPI error class of a network target's refusal (raised by the caller). */
+static int rw_lock(MPI_Win w, int t, int exclusive)
 {
+    if (w->peer[t].net)
+        return win_net_lock(w, t, exclusive);
     _Atomic uint32_t *l = &w->ctl[t].rw;
     unsigned spins = 0;
     for (;;) {
@@ -37,21 +41,30 @@ static void rw_lock(MPI_Win w, int t, int exclusive)
         if (exclusive ? v == 0 : !(v & WIN_WRITER)) {
             if (atomic_compare_exchange_weak_explicit(l, &v, exclusive ? WIN_WRITER : v + 1,
                                                       memory_order_acquire, memory_order_relaxed))
-                return;
+                return MPI_SUCCESS;
             continue;
         }
         win_spin(&spins);
     }
 }
 
-static void rw_unlock(MPI_Win w, int t, int state)
+static int rw_unlock(MPI_Win w, int t, int state)
 {
+    if (w->peer[t].net && !(state & WL_NOCHECK))
+        return win_net_unlock(w, t, state);
     if (state & WL_NOCHECK)
         atomic_thread_fence(memory_order_release);
     else if (state & WL_EXCL)
         atomic_store_explicit(&w->ctl[t].rw, 0, memory_order_release);
     else
         atomic_fetch_sub_explicit(&w->ctl[t].rw, 1, memory_order_release);
+    return MPI_SUCCESS;
+}
+
+static int net_sync_error(MPI_Win w, int rc, const char *fn, int t)
+{
+    return win_error(w, rc, fn, "passive-target lock of rank %d over the network: %s", t,
+                     win_net_reason());
 }
 
 static int lock_args(MPI_Win w, const char *fn, int rank, int assert)
@@ -68,6 +81,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     MPI_ENTER();
     static const char fn[] = "MPI_Win_lock";
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
         return win_error(win, MPI_ERR_LOCKTYPE, fn, "invalid lock type %d", lock_type);
     int rc = lock_args(win, fn, rank, assert);
@@ -78,8 +92,8 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
     if (assert & MPI_MODE_NOCHECK)
         atomic_thread_fence(memory_order_acquire);
-    else
-        rw_lock(win, rank, excl);
+    else if ((rc = rw_lock(win, rank, excl)) != MPI_SUCCESS)
+        return net_sync_error(win, rc, fn, rank);
     win->lock_state[rank] = (uint8_t)((excl ? WL_EXCL : WL_SHARED) |
                                       (assert & MPI_MODE_NOCHECK ? WL_NOCHECK : 0));
     return MPI_SUCCESS;
@@ -90,14 +104,15 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     MPI_ENTER();
     static const char fn[] = "MPI_Win_unlock";
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     int rc = lock_args(win, fn, rank, 0);
     if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL)
         return rc;
     if (win->lock_state[rank] == WL_NONE)
         return sync_error(win, fn, "rank %d is not locked by this process", rank);
-    rw_unlock(win, rank, win->lock_state[rank]);
+    rc = rw_unlock(win, rank, win->lock_state[rank]);
     win->lock_state[rank] = WL_NONE;
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? rc : net_sync_error(win, rc, fn, rank);
 }
 
 static int any_lock(MPI_Win w)
@@ -113,6 +128,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     MPI_ENTER();
     static const char fn[] = "MPI_Win_lock_all";
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     int rc = lock_args(win, fn, MPI_PROC_NULL, assert);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -124,7 +140,11 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
         atomic_thread_fence(memory_order_acquire);
     else
         for (int r = 0; r < win->size; r++)
-            rw_lock(win, r, 0);
+            if ((rc = rw_lock(win, r, 0)) != MPI_SUCCESS) {
+                for (int q = 0; q < r; q++)
+                    rw_unlock(win, q, WL_SHARED);
+                return net_sync_error(win, rc, fn, r);
+            }
     win->lock_all = WL_SHARED | (assert & MPI_MODE_NOCHECK ? WL_NOCHECK : 0);
     return MPI_SUCCESS;
 }
@@ -134,18 +154,22 @@ int MPI_Win_unlock_all(MPI_Win win)
     MPI_ENTER();
     static const char fn[] = "MPI_Win_unlock_all";
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     if (!win->lock_all)
         return sync_error(win, fn, "%s", "no lock_all epoch to end");
+    int rc = MPI_SUCCESS, bad = -1;
     for (int r = 0; r < win->size; r++)
-        rw_unlock(win, r, win->lock_all);
+        if (rw_unlock(win, r, win->lock_all) != MPI_SUCCESS && bad < 0)
+            bad = r, rc = MPI_ERR_OTHER;
     win->lock_all = 0;
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? rc : net_sync_error(win, rc, fn, bad);
 }
 
 /* The flushes: operations are complete already; what is left is the memory order. */
 static int flush(const char *fn, int rank, int all, MPI_Win win)
 {
     WIN_CHECK(fn, win);
+    win_net_poll(win);
     int rc = lock_args(win, fn, rank, 0);
     if (rc != MPI_SUCCESS || (!all && rank == MPI_PROC_NULL))
         return rc;
@@ -183,6 +207,7 @@ int MPI_Win_sync(MPI_Win win)
 {
     MPI_ENTER();
     WIN_CHECK("MPI_Win_sync", win);
+    win_net_poll(win);
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }

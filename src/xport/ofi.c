@@ -1272,3 +1272,250 @@ void xofi_close(void)
     g.wait_fd = -1;
     memcpy(g.prov, prov, sizeof prov); /* still named after close, for reports */
 }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* One-sided windows (ofi.h, "Windows"): long-lived registrations of window memory that peers may
+ * write and read, and blocking RMA of the origin's pieces that never hands a completion to p2p.
+ *
+ * The window's operations share p2p's completion queue. Their contexts carry a kind of their own
+ * (OP_WIN), which complete() does not know and would ignore: so xofi_rma_sync reads the queue
+ * itself until its operations are complete and returns only then, never leaving one for
+ * xofi_progress; what it reads for p2p goes to the stash in order, as drive_from_send does. */
+
+#define OP_WIN 0x57494e                /* a window operation's context (op_hdr.kind) */
+#define OFI_WIN_OUTSTANDING 16         /* window operations posted at once by one call */
+#define OFI_WIN_CHUNK ((size_t)1 << 20) /* bytes per posted operation */
+
+struct xofi_win_mr {
+    struct fid_mr *mr;
+    void *desc;
+};
+
+/* A window operation in flight. Static: a context stays valid whatever happens to the call that
+ * posted it (an operation is never abandoned while the process goes on: failures are fatal). */
+typedef struct wop {
+    op_hdr h;
+    int busy;
+    int err;     /* 0, or the negative error of its error completion */
+    size_t len;
+} wop;
+static wop win_ops[OFI_WIN_OUTSTANDING];
+static int win_writes_ok = -1; /* -1 unknown; 0 once the provider refused FI_DELIVERY_COMPLETE */
+static uint64_t win_stat_writes, win_stat_reads, win_stat_bytes;
+
+int xofi_win_reg(void *buf, size_t len, xofi_win_mr **out, uint64_t *key, uint64_t *raddr)
+{
+    if (!g.domain || !out)
+        return -EINVAL;
+    if (!buf || !len) {
+        seterr(NULL, 0, "ofi: registration of an empty window");
+        return -EINVAL;
+    }
+    xofi_win_mr *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    int rc = reg(buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, &m->mr, &m->desc);
+    if (rc) {
+        free(m);
+        seterr(NULL, 0, "ofi: registering a window of %zu B failed: %s", len, fi_strerror(-rc));
+        return ofi_errno(rc);
+    }
+    *out = m;
+    if (key)
+        *key = fi_mr_key(m->mr);
+    if (raddr)
+        *raddr = (g.mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
+    return 0;
+}
+
+void xofi_win_dereg(xofi_win_mr *m)
+{
+    if (!m)
+        return;
+    if (m->mr && g.domain)
+        fi_close(&m->mr->fid);
+    free(m);
+}
+
+/* Reads the completion queue once for xofi_rma_sync: our operations are finished here, send
+ * completions free their buffers, everything else is stashed for the next xofi_progress. */
+static int win_drive(int peer)
+{
+    struct fi_cq_data_entry e[OFI_CQ_BATCH];
+    if (stash_reserve(OFI_CQ_BATCH))
+        return -ENOMEM;
+    ssize_t got = cq_read(e, OFI_CQ_BATCH);
+    if (got == -FI_EAVAIL) {
+        struct fi_cq_err_entry ee = {0};
+        ssize_t rc = fi_cq_readerr(g.cq, &ee, 0);
+        if (rc == -FI_EAGAIN)
+            return 0;
+        if (rc < 0) {
+            seterr(NULL, 0, "ofi: reading an error completion failed: %s", fi_strerror((int)-rc));
+            return ofi_errno(rc);
+        }
+        op_hdr *h = ee.op_context;
+        if (h && h->kind == OP_WIN) {
+            wop *w = (wop *)h;
+            seterr(NULL, 0, "ofi: a one-sided %s of %zu B with rank %d failed: %s", "transfer", w->len, peer,
+                   fi_strerror(ee.err));
+            w->err = -EIO;
+            w->busy = 0;
+            return 0;
+        }
+        /* p2p's: the same as its own progress would make of it (fatal) */
+        seterr(NULL, 0, "ofi: an operation failed during a one-sided transfer with rank %d: %s", peer,
+               fi_strerror(ee.err));
+        return -EIO;
+    }
+    if (got < 0) {
+        seterr(NULL, 0, "ofi: reading the completion queue failed: %s", fi_strerror((int)-got));
+        return ofi_errno(got);
+    }
+    for (ssize_t i = 0; i < got; i++) {
+        op_hdr *h = e[i].op_context;
+        if (h && h->kind == OP_WIN)
+            ((wop *)h)->busy = 0;
+        else if (h && h->kind == OP_SEND)
+            sbuf_put((sbuf *)h);
+        else
+            stash_push(&e[i]);
+    }
+    return 0;
+}
+
+static wop *win_op_get(void)
+{
+    for (int i = 0; i < OFI_WIN_OUTSTANDING; i++)
+        if (!win_ops[i].busy)
+            return &win_ops[i];
+    return NULL;
+}
+
+static int win_busy(void)
+{
+    for (int i = 0; i < OFI_WIN_OUTSTANDING; i++)
+        if (win_ops[i].busy)
+            return 1;
+    return 0;
+}
+
+int xofi_rma_sync(int peer, int write, const xofi_rma_piece *pc, size_t n, uint64_t key)
+{
+    if (!g.ep)
+        return -EINVAL;
+    if (peer < 0 || peer >= g.p.size || g.peers[peer] == FI_ADDR_NOTAVAIL) {
+        seterr(NULL, 0, "ofi: one-sided transfer with rank %d: rank not connected", peer);
+        return -EINVAL;
+    }
+    if (win_busy()) {
+        seterr(NULL, 0, "ofi: one-sided transfers are not reentrant");
+        return -EBUSY;
+    }
+    if (write && win_writes_ok == 0) {
+        seterr(NULL, 0, "ofi: provider %s has no delivery-complete writes", g.prov);
+        return -ENOTSUP;
+    }
+    size_t chunk = g.info && g.info->ep_attr->max_msg_size && g.info->ep_attr->max_msg_size < OFI_WIN_CHUNK
+                       ? g.info->ep_attr->max_msg_size
+                       : OFI_WIN_CHUNK;
+    int rc = 0;
+    size_t i = 0, off = 0;
+    uint64_t refused = 0;
+    for (int k = 0; k < OFI_WIN_OUTSTANDING; k++)
+        win_ops[k].err = 0;
+    while (rc == 0 && (i < n || win_busy())) {
+        /* post what fits */
+        while (i < n) {
+            if (off >= pc[i].len) {
+                i++;
+                off = 0;
+                continue;
+            }
+            wop *w = win_op_get();
+            if (!w)
+                break;
+            size_t len = pc[i].len - off < chunk ? pc[i].len - off : chunk;
+            char *local = (char *)pc[i].local + off;
+            struct fid_mr *lmr = NULL;
+            void *desc = NULL;
+            if ((g.mr_mode & FI_MR_LOCAL) && (rc = reg(local, len, write ? FI_WRITE : FI_READ, &lmr, &desc)) != 0) {
+                seterr(NULL, 0, "ofi: registering %zu B for a one-sided transfer failed: %s", len, fi_strerror(-rc));
+                rc = ofi_errno(rc);
+                break;
+            }
+            struct iovec iov = {.iov_base = local, .iov_len = len};
+            struct fi_rma_iov rma = {.addr = pc[i].raddr + off, .len = len, .key = key};
+            struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = g.peers[peer],
+                                     .rma_iov = &rma, .rma_iov_count = 1, .context = &w->h.fctx};
+            w->h.kind = OP_WIN;
+            w->len = len;
+            w->err = 0;
+            w->busy = 1;
+            ssize_t prc = write ? fi_writemsg(g.ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+                                : fi_readmsg(g.ep, &msg, FI_COMPLETION);
+            if (prc == 0 && lmr) {
+                /* FI_MR_LOCAL providers: the registration must outlive the operation; wait for it */
+                while (w->busy && (rc = win_drive(peer)) == 0)
+                    ;
+                fi_close(&lmr->fid);
+            } else if (lmr) {
+                fi_close(&lmr->fid);
+            }
+            if (prc == -FI_EAGAIN) {
+                w->busy = 0;
+                uint64_t now = now_ns();
+                if (!refused)
+                    refused = now;
+                else if (now - refused > (uint64_t)stall_ms * 1000000u) {
+                    seterr(NULL, 0, "ofi: the provider has refused a one-sided %s with rank %d for %u ms: the peer "
+                           "is gone?", write ? "write" : "read", peer, stall_ms);
+                    rc = -ETIMEDOUT;
+                }
+                break;
+            }
+            if (prc != 0) {
+                w->busy = 0;
+                if (write && (prc == -FI_EBADFLAGS || prc == -FI_EOPNOTSUPP || prc == -FI_ENOSYS))
+                    win_writes_ok = 0;
+                seterr(NULL, 0, "ofi: one-sided %s of %zu B with rank %d failed: %s", write ? "write" : "read", len,
+                       peer, fi_strerror((int)-prc));
+                rc = ofi_errno(prc);
+                break;
+            }
+            if (write)
+                win_writes_ok = 1;
+            refused = 0;
+            off += len;
+            if (write)
+                win_stat_writes++;
+            else
+                win_stat_reads++;
+            win_stat_bytes += len;
+        }
+        if (rc)
+            break;
+        rc = win_drive(peer); /* also when only refused: the provider needs progress to take more */
+        for (int k = 0; rc == 0 && k < OFI_WIN_OUTSTANDING; k++)
+            if (win_ops[k].err)
+                rc = win_ops[k].err;
+    }
+    if (rc) {
+        /* Whatever is still posted must not be left to p2p's progress (it would drop the completion,
+         * harmlessly, but the data may still move): wait for it, bounded by the stall timeout. */
+        uint64_t t0 = now_ns();
+        while (win_busy() && now_ns() - t0 < (uint64_t)stall_ms * 1000000u && win_drive(peer) == 0)
+            ;
+    }
+    return rc;
+}
+
+void xofi_win_stats(uint64_t *writes, uint64_t *reads, uint64_t *bytes)
+{
+    if (writes)
+        *writes = win_stat_writes;
+    if (reads)
+        *reads = win_stat_reads;
+    if (bytes)
+        *bytes = win_stat_bytes;
+}

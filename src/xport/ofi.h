@@ -113,4 +113,26 @@ int xofi_built(void);
 /* Cancels what is outstanding, closes everything, frees the buffers. Safe to call twice. */
 void xofi_close(void);
 
+/* ---- Windows (one-sided communication across nodes, src/mpi/win_net.c) ----
+ * A long-lived registration of a window's memory [buf, buf + len) that peers may write and read:
+ * not cached and not shared with xofi_mr_get's entries. *key and *raddr are what a peer needs (raddr
+ * as for xofi_mr_get: buf's address with FI_MR_VIRT_ADDR, else 0, the offset of buf). */
+typedef struct xofi_win_mr xofi_win_mr;
+int xofi_win_reg(void *buf, size_t len, xofi_win_mr **mr, uint64_t *key, uint64_t *raddr);
+void xofi_win_dereg(xofi_win_mr *mr);
+/* Blocking RMA with peer: for each piece, len bytes at local written to (raddr, key) (write = 1) or
+ * read from there into local. Returns when every piece is complete: a write once its data is in the
+ * target's memory (FI_DELIVERY_COMPLETE), a read once it is in local. It drives the completion
+ * queue itself and keeps what it reads for p2p in order for the next xofi_progress (which must not
+ * run meanwhile: the caller holds the library lock). 0, or negative with xofi_last_error() naming
+ * the rank; -ENOTSUP for writes when the provider has no delivery-complete writes. */
+typedef struct xofi_rma_piece {
+    void *local;
+    size_t len;
+    uint64_t raddr;
+} xofi_rma_piece;
+int xofi_rma_sync(int peer, int write, const xofi_rma_piece *pieces, size_t n, uint64_t key);
+/* Operations posted by xofi_rma_sync (writes, reads) and the bytes they moved, since start-up. */
+void xofi_win_stats(uint64_t *writes, uint64_t *reads, uint64_t *bytes);
+
 #endif

@@ -39,3 +39,15 @@ const char *xofi_provider_name(void) { return "none"; }
 const char *xofi_last_error(void) { return no_ofi; }
 int xofi_built(void) { return 0; }
 void xofi_close(void) {}
+int xofi_win_reg(void *buf, size_t len, xofi_win_mr **mr, uint64_t *key, uint64_t *raddr) { return -ENOSYS; }
+void xofi_win_dereg(xofi_win_mr *mr) {}
+int xofi_rma_sync(int peer, int write, const xofi_rma_piece *pieces, size_t n, uint64_t key) { return -ENOSYS; }
+void xofi_win_stats(uint64_t *writes, uint64_t *reads, uint64_t *bytes)
+{
+    if (writes)
+        *writes = 0;
+    if (reads)
+        *reads = 0;
+    if (bytes)
+        *bytes = 0;
+}
