@@ -96,10 +96,15 @@ static int is_proxy, my_proxy, nproxies;
 static int *proxy_host;     /* host index of proxy 1..nproxies */
 static int map_rr;          /* --map-by node: round robin over the hosts */
 static int fanout = 32;
-/* Heartbeats every LINK_PING_MS; a link silent for link_timeout_ms is lost (a cut cable, a host
- * gone): 1 s leaves the job room to end within 2 s of the cut, and tolerates a loaded machine
- * (the head and the proxies only poll; a tick late by hundreds of ms is still in time). */
+/* Heartbeats every LINK_PING_MS keep data in flight on every link, so the kernel notices within
+ * link_timeout_ms (TCP_USER_TIMEOUT) when the other end stops acknowledging: a cut cable, a host
+ * gone. 1 s leaves the job room to end within 2 s of the cut. The kernel acknowledges even when
+ * the process at the other end is not scheduled: on a loaded 2-core machine the head and proxies
+ * were seen to miss their 100 ms ticks by up to 550 ms, at both ends at once, and an application
+ * timeout of 1 s ended healthy jobs. An end that is silent (pings not sent) for LINK_SILENCE_FACTOR
+ * times as long (alive, but stopped or hung) is lost too. */
 #define LINK_PING_MS 200
+#define LINK_SILENCE_FACTOR 10
 static int link_timeout_ms = 1000;
 static int launch_timeout_ms = 30000;
 static const char *agent_cmd;
@@ -1832,7 +1837,8 @@ static void parent_lost(const char *why)
     link_close(&parent_link);
     if (killing)
         return;
-    fprintf(stderr, "credorun: proxy on %s: lost the connection to the head (%s), killing this host's ranks\n",
+    /* (not "credorun: ...": the head prints the job's one line; this one is the remote end's view) */
+    fprintf(stderr, "credorun[proxy %s]: lost the connection to the head (%s), killing this host's ranks\n",
             my_hostname, why);
     decide_exit(255);
     kill_job();
@@ -2147,10 +2153,17 @@ static void handle_parent_frame(int type, link_reader *rd)
 static void read_link_frames(link_conn *c, int kid)
 {
     if (link_read(c) != 0) {
-        if (kid >= 0)
-            kid_lost(kid, "connection closed");
+        char why[128];
+        if (errno == ETIMEDOUT)
+            snprintf(why, sizeof why, "no answer for %.1f s (host unreachable or link down?)", link_timeout_ms / 1000.0);
+        else if (errno)
+            snprintf(why, sizeof why, "connection lost: %s", strerror(errno));
         else
-            parent_lost("connection closed");
+            snprintf(why, sizeof why, "connection closed");
+        if (kid >= 0)
+            kid_lost(kid, why);
+        else
+            parent_lost(why);
         return;
     }
     int type, rc;
@@ -2184,7 +2197,7 @@ static void accept_kids(void)
         }
         kid_link *kd = &kids[nkids++];
         memset(kd, 0, sizeof *kd);
-        link_open(&kd->c, fd);
+        link_open(&kd->c, fd, link_timeout_ms);
     }
 }
 
@@ -2192,13 +2205,14 @@ static void accept_kids(void)
 static void link_tick(long long now)
 {
     char why[96];
-    snprintf(why, sizeof why, "no heartbeat for %.1f s (host unreachable or link down?)", link_timeout_ms / 1000.0);
+    long long silence_ms = (long long)link_timeout_ms * LINK_SILENCE_FACTOR;
+    snprintf(why, sizeof why, "no heartbeat for %.1f s (proxy stopped or hung?)", silence_ms / 1000.0);
     if (parent_link.fd >= 0) {
         if (now - parent_link.last_tx_ms >= LINK_PING_MS) {
             link_frame_start(&tx, M_PING);
             link_send(&parent_link, &tx);
         }
-        if (parent_link.fd >= 0 && now - parent_link.last_rx_ms > link_timeout_ms)
+        if (parent_link.fd >= 0 && now - parent_link.last_rx_ms > silence_ms)
             parent_lost(why);
     }
     for (int k = 0; k < nkids; k++) {
@@ -2209,7 +2223,7 @@ static void link_tick(long long now)
             link_frame_start(&tx, M_PING);
             link_send(c, &tx);
         }
-        if (c->fd >= 0 && now - c->last_rx_ms > link_timeout_ms)
+        if (c->fd >= 0 && now - c->last_rx_ms > silence_ms)
             kid_lost(k, why);
     }
     if (!is_proxy && proxies && !killing)
@@ -2531,7 +2545,7 @@ static void proxy_args(int argc, char **argv)
     int fd = link_connect(parent, 3000, err, sizeof err);
     if (fd < 0)
         die(255, "proxy on %s: cannot reach the head: %s", my_hostname, err);
-    link_open(&parent_link, fd);
+    link_open(&parent_link, fd, link_timeout_ms);
     char addr[1100];
     snprintf(addr, sizeof addr, "%s:%d", my_addrs, listen_port);
     link_frame_start(&tx, M_HELLO);

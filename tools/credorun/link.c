@@ -35,7 +35,7 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-void link_open(link_conn *c, int fd)
+void link_open(link_conn *c, int fd, int user_timeout_ms)
 {
     memset(c, 0, sizeof *c);
     c->fd = fd;
@@ -43,6 +43,10 @@ void link_open(link_conn *c, int fd)
     int one = 1;
     /* Fences and kill orders are small and latency-bound. */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (user_timeout_ms > 0) {
+        unsigned int t = (unsigned int)user_timeout_ms;
+        setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &t, sizeof t);
+    }
     c->last_rx_ms = c->last_tx_ms = link_now_ms();
 }
 
@@ -108,18 +112,19 @@ int link_flush(link_conn *c)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 return 0;
-            link_close(c);
+            c->err = errno;
+            c->out_len = 0;
             return -1;
         }
         memmove(c->out, c->out + w, c->out_len - (size_t)w);
         c->out_len -= (size_t)w;
     }
-    return c->fd >= 0 ? 0 : -1;
+    return c->fd >= 0 && !c->err ? 0 : -1;
 }
 
 int link_send(link_conn *c, link_frame *f)
 {
-    if (c->fd < 0)
+    if (c->fd < 0 || c->err)
         return -1;
     uint32_t l = htonl((uint32_t)(f->len - 4));
     memcpy(f->p, &l, 4);
@@ -135,7 +140,7 @@ int link_send(link_conn *c, link_frame *f)
 
 int link_send_raw(link_conn *c, const link_reader *whole)
 {
-    if (c->fd < 0)
+    if (c->fd < 0 || c->err)
         return -1;
     size_t n = (size_t)(whole->end - whole->frame);
     if (c->out_len + n > c->out_cap) {
@@ -151,7 +156,7 @@ int link_send_raw(link_conn *c, const link_reader *whole)
 void link_flush_wait(link_conn *c, int timeout_ms)
 {
     long long until = link_now_ms() + timeout_ms;
-    while (c->fd >= 0 && c->out_len > 0 && link_now_ms() < until) {
+    while (c->fd >= 0 && !c->err && c->out_len > 0 && link_now_ms() < until) {
         if (link_flush(c) != 0 || c->out_len == 0)
             break;
         struct pollfd p = {.fd = c->fd, .events = POLLOUT};
@@ -178,8 +183,12 @@ int link_read(link_conn *c)
     while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return 0;
-    if (n <= 0)
+    if (n < 0)
+        c->err = errno;
+    if (n <= 0) {
+        errno = c->err; /* 0: the other end closed */
         return -1;
+    }
     c->in_len += (size_t)n;
     c->last_rx_ms = link_now_ms();
     return 0;

@@ -18,6 +18,7 @@ typedef struct link_conn {
     size_t out_len, out_cap;
     long long last_rx_ms;        /* when anything last arrived (heartbeats keep it fresh) */
     long long last_tx_ms;        /* when anything was last queued */
+    int err;                     /* the error a write met (ETIMEDOUT, EPIPE, ...); the next read reports it */
 } link_conn;
 
 /* A message being built: link_frame_start, fields, then link_send. */
@@ -35,7 +36,11 @@ typedef struct link_reader {
 
 long long link_now_ms(void);
 
-void link_open(link_conn *c, int fd);  /* takes a connected socket (made non-blocking) */
+/* Takes a connected socket (made non-blocking). With user_timeout_ms > 0, the kernel ends the
+ * connection when data it sent stays unacknowledged that long (TCP_USER_TIMEOUT): a cut link or a
+ * vanished host then shows up as ETIMEDOUT, while a peer that is merely slow to be scheduled does
+ * not, since its kernel still acknowledges. */
+void link_open(link_conn *c, int fd, int user_timeout_ms);
 void link_close(link_conn *c);         /* closes and frees; safe twice */
 
 void link_frame_start(link_frame *f, int type);
@@ -43,16 +48,18 @@ void link_frame_str(link_frame *f, const char *s);
 void link_frame_int(link_frame *f, long long v);
 void link_frame_bytes(link_frame *f, const void *p, size_t n); /* raw, to the end of the message */
 /* Queues the frame (f stays allocated for reuse; link_frame_free frees it) and writes what the
- * socket takes now; 0, or -1 when the connection is closed or broken (then it is closed). */
+ * socket takes now; 0, or -1 when the connection is closed or broken. A broken connection stays
+ * open until its owner reads it: poll reports it, and link_read returns -1 with the error, so every
+ * loss goes through one place. */
 int link_send(link_conn *c, link_frame *f);
 void link_frame_free(link_frame *f);
 /* Queues the frame a reader was made from, unchanged (relaying up or down the tree); as link_send. */
 int link_send_raw(link_conn *c, const link_reader *whole);
-/* Writes queued bytes without blocking; -1 when the connection broke (then it is closed). */
+/* Writes queued bytes without blocking; -1 when the connection broke (see link_send). */
 int link_flush(link_conn *c);
 /* Writes queued bytes, waiting at most timeout_ms in all (the last words before exiting). */
 void link_flush_wait(link_conn *c, int timeout_ms);
-/* Reads what is there; 0, or -1 on EOF or error (the caller closes). */
+/* Reads what is there; 0, or -1 on EOF (errno 0) or error (errno set; the caller closes). */
 int link_read(link_conn *c);
 /* The next complete frame: 1 with *type and a reader over its payload, 0 when none is complete,
  * -1 on a malformed length. The payload stays valid until the next link_read. */

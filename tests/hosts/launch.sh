@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# tests/hosts/launch.sh — credorun across test hosts: jobs started from test host 1 with the ssh
+# stand-in agent.sh, checked for data, transports, placement, output, exit status, faults and leftovers.
+#
+# usage: launch.sh CASE CREDORUN XHOST SPIN [STATE]
+#   STATE: the file of the ctest fixture hosts.setup (4 hosts); without it the case makes its own.
+# Cases:
+#   fc-none, fc-static, fc-dynamic  xhost on 2 hosts x 2 ranks under CREDO_FC=<scheme>: exit 0, every
+#                  pair's data verified, shm between the ranks of a host and ofi across (credo_peer_transport),
+#                  host names as placed, >= 8 MiB over host 2's link, nothing left on any host
+#   4hosts         xhost on 4 hosts (1+1+1+1 ranks, then 2+2+2+2 with --tree-fanout 1: a chain of
+#                  proxies, every fence and line relayed through the ones above)
+#   placement      --host a:2,b:2, hostfile (host slots=N and host:N), --map-by node, --ppn, -x, env
+#                  forwarding through an agent that passes none, CREDO_NET_IF / CREDO_LAUNCH_AGENT, FI_TCP_IFACE,
+#                  --tag-output, the worst rank's exit status with the line naming rank and host
+#   fault-rank     a rank on host 2 SIGKILLed mid-job
+#   fault-proxy    host 2's proxy SIGKILLed mid-job
+#   fault-link     host 2's link cut (ip link set down) mid-job
+#   signal         SIGTERM to credorun mid-job
+#                  Each fault: the job ends within 2 s (measured, printed) with one line naming the rank
+#                  or host and the cause, and no process or /dev/shm file is left on any host.
+# Exit 77 (skipped) without namespaces; traffic only on loopback and the test subnet (FI_TCP_IFACE and
+# --iface ceth0, and no test host has a route anywhere else).
+set -u
+case_name=$1 credorun=$2 xhost=$3 spin=$4 state=${5:-}
+here=$(cd "$(dirname "$0")" && pwd)
+agent=$here/agent.sh
+. "$here/netns.sh"
+if [ -n "$state" ]; then
+    hosts_attach "$state" || exit $?
+else
+    hosts_up 4 || exit $?
+fi
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/credo-launch.XXXXXX")
+cleanup_tmp() { rm -rf "$tmp"; }
+trap 'cleanup_tmp; hosts_down' EXIT
+export FI_PROVIDER="tcp;ofi_rxm"
+# Faults must be seen within 2 s; a loaded 2-core machine (sanitized ranks polling) gets a bit more.
+limit_ms=${LAUNCH_FAULT_LIMIT_MS:-2000}
+[ -n "${CREDO_TEST_SANITIZED:-}" ] && limit_ms=${LAUNCH_FAULT_LIMIT_MS:-4000}
+
+now_ms() { date +%s%3N; }
+
+# crun ARGS...: credorun on host 1 (the head), through the agent, on ceth0; sets rc, out, err, took_ms.
+crun() {
+    local t0
+    t0=$(now_ms)
+    hosts_exec 1 "$credorun" --launch-agent "$agent" --iface ceth0 --timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    took_ms=$(($(now_ms) - t0))
+}
+
+show() {
+    echo "--- stdout"; head -c 20000 "$tmp/out"
+    echo "--- stderr"; head -c 20000 "$tmp/err"
+}
+
+# Nothing of the job may remain: in every host's namespace only its holder, and no /dev/shm file.
+# Waits up to 3 s for processes that are on their way out.
+check_clean() {
+    local what=$1 k ns holder left p
+    for k in $(seq "$HOSTS_N"); do
+        ns=$(cat "$HOSTS_DIR/host$k.ns") holder=$(cat "$HOSTS_DIR/host$k.pid")
+        for _ in $(seq 30); do
+            left=
+            for p in $(ip netns pids "$ns" 2>/dev/null); do
+                [ "$p" = "$holder" ] || left="$left $p($(cat "/proc/$p/comm" 2>/dev/null))"
+            done
+            [ -z "$left" ] && break
+            sleep 0.1
+        done
+        [ -z "$left" ] || fail "$what: processes left on host $k:$left"
+        left=$(hosts_exec "$k" ls -A /dev/shm)
+        [ -z "$left" ] || fail "$what: files left in host $k's /dev/shm: $left"
+    done
+}
+
+# check_xhost NAME MAP: the xhost job that just ran placed rank r on host ${MAP[r]}.
+check_xhost() {
+    local name=$1 map=$2 f0=$fails r p want got np
+    local -a h
+    read -ra h <<<"$map"
+    np=${#h[@]}
+    if [ "$rc" -ne 0 ]; then
+        fail "$name: exit status $rc after $took_ms ms"
+        show
+        return
+    fi
+    grep -q "FAIL" "$tmp/err" && fail "$name: data errors"
+    for ((r = 0; r < np; r++)); do
+        grep -qE "^xhost: rank $r verified [1-9][0-9]* messages, 0 errors$" "$tmp/out" || fail "$name: rank $r did not verify its messages"
+        for ((p = 0; p < np; p++)); do
+            if [ "$r" = "$p" ]; then want=self
+            elif [ "${h[r]}" != "${h[p]}" ]; then want=ofi
+            else want=shm; fi
+            got=$(sed -nE "s/^xhost: rank $r host ([^ ]+) peer $p transport ([^ ]+)$/\1 \2/p" "$tmp/out")
+            [ "$got" = "credo-h${h[r]} $want" ] || fail "$name: rank $r (host ${h[r]}) to rank $p (host ${h[p]}): got '${got:-nothing}', expected 'credo-h${h[r]} $want'"
+        done
+    done
+    [ "$fails" -ne "$f0" ] && show
+    [ "$fails" -eq "$f0" ] && echo "launch: $name (hosts of ranks: $map): OK in $took_ms ms"
+}
+
+link_rx() { cat "/sys/class/net/crv$1-$(cat "$HOSTS_DIR/tag")/statistics/rx_bytes"; }
+
+# A job of spin (runs until killed) in the background; waits until all NP ranks are ready.
+spin_start() {
+    local np=$1
+    shift
+    hosts_exec 1 "$credorun" --launch-agent "$agent" --iface ceth0 --timeout 60 "$@" "$spin" 40 >"$tmp/out" 2>"$tmp/err" &
+    job=$!
+    for _ in $(seq 300); do
+        [ "$(grep -c '^spin: ready' "$tmp/out")" -ge "$np" ] && return 0
+        kill -0 "$job" 2>/dev/null || break
+        sleep 0.05
+    done
+    fail "$case_name: the spin job did not get ready"
+    show
+    kill -TERM "$job" 2>/dev/null
+    wait "$job"
+    return 1
+}
+
+# Waits for the job, measures from t_fault, and checks the status, the one line and the leftovers.
+spin_end() {
+    local want_rc=$1 line_re=$2 t1 ms host_gone_ms=""
+    wait "$job"
+    rc=$?
+    t1=$(now_ms)
+    ms=$((t1 - t_fault))
+    [ "$rc" = "$want_rc" ] || fail "$case_name: exit status $rc, expected $want_rc"
+    [ "$ms" -le "$limit_ms" ] || fail "$case_name: the job took $ms ms to end after the fault (limit $limit_ms ms)"
+    grep -qE "$line_re" "$tmp/err" || fail "$case_name: no line matching '$line_re'"
+    [ "$(grep -c '^credorun: ' "$tmp/err")" -le 1 ] || fail "$case_name: more than one credorun line"
+    check_clean "$case_name"
+    echo "launch: $case_name: job ended $ms ms after the fault (exit $rc): $(grep -m1 '^credorun: ' "$tmp/err")"
+    [ "$fails" -eq 0 ] || show
+}
+
+rank_pid() { sed -nE "s/^spin: ready rank $1 host [^ ]+ pid ([0-9]+)$/\1/p" "$tmp/out"; }
+
+case $case_name in
+fc-none | fc-static | fc-dynamic)
+    fc=${case_name#fc-}
+    before=$(link_rx 2)
+    crun --host credo-h1:2,credo-h2:2 --fc "$fc" "$xhost"
+    after=$(link_rx 2)
+    check_xhost "$case_name" "1 1 2 2"
+    # the bytes host 2's ranks sent reached host 1 over host 2's link (at least one 8 MiB message)
+    [ $((after - before)) -ge $((8 << 20)) ] || fail "$case_name: only $((after - before)) bytes over host 2's link"
+    check_clean "$case_name"
+    ;;
+4hosts)
+    crun --host credo-h1,credo-h2,credo-h3,credo-h4 -n 4 "$xhost"
+    check_xhost "4hosts.1+1+1+1" "1 2 3 4"
+    crun --host credo-h1:2,credo-h2:2,credo-h3:2,credo-h4:2 --tree-fanout 1 "$xhost"
+    check_xhost "4hosts.2+2+2+2.chain" "1 1 2 2 3 3 4 4"
+    check_clean "$case_name"
+    ;;
+placement)
+    prog='echo "rank $PMI_RANK/$PMI_SIZE host $(hostname) local $MPI_LOCALRANKID/$MPI_LOCALNRANKS if ${FI_TCP_IFACE:-none} foo ${FOO:-unset} netif ${CREDO_NET_IF:-unset}"'
+    expect_hosts() { # NAME h0 h1 ...: rank r ran on host credo-h<h_r>
+        local name=$1 r=0 h
+        shift
+        [ "$rc" = 0 ] || { fail "$name: exit status $rc"; show; return; }
+        for h in "$@"; do
+            grep -qE "^rank $r/$# host credo-h$h " "$tmp/out" || { fail "$name: rank $r not on credo-h$h"; show; }
+            r=$((r + 1))
+        done
+    }
+    crun --host credo-h1:2,credo-h2:2 -n 4 -x FOO=bar sh -c "$prog"
+    expect_hosts "--host a:2,b:2" 1 1 2 2
+    grep -q "^rank 3/4 host credo-h2 local 1/2 if ceth0 foo bar netif unset$" "$tmp/out" ||
+        { fail "local rank, FI_TCP_IFACE or -x wrong on host 2"; show; }
+    printf '# two syntaxes\ncredo-h1 slots=1\ncredo-h2:3 # Open MPI and hydra\n\n' >"$tmp/hostfile"
+    crun --hostfile "$tmp/hostfile" sh -c "$prog"
+    expect_hosts "hostfile (slots=1, :3; -n from the slots)" 1 2 2 2
+    crun --host credo-h1:2,credo-h2:2 --map-by node -n 4 sh -c "$prog"
+    expect_hosts "--map-by node" 1 2 1 2
+    crun --host credo-h1,credo-h2,credo-h3 --ppn 2 sh -c "$prog"
+    expect_hosts "--ppn 2 over 3 hosts" 1 1 2 2 3 3
+    # the settings from the environment instead of options; credorun passes neither to the ranks
+    t0=$(now_ms)
+    CREDO_NET_IF=ceth0 CREDO_LAUNCH_AGENT=$agent FOO=env hosts_exec 1 "$credorun" --host credo-h1,credo-h2 -n 2 \
+        sh -c "$prog" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    expect_hosts "CREDO_NET_IF, CREDO_LAUNCH_AGENT" 1 2
+    grep -q "^rank 1/2 host credo-h2 local 0/1 if ceth0 foo env netif unset$" "$tmp/out" ||
+        { fail "CREDO_NET_IF: FI_TCP_IFACE, forwarded environment or CREDO_NET_IF wrong on host 2"; show; }
+    # --tag-output: [rank@host], whole lines, nothing lost; stderr stays stderr
+    crun --host credo-h1:1,credo-h2:2 --tag-output sh -c 'for i in 1 2 3; do echo "line $i of $PMI_RANK"; done; echo "err $PMI_RANK" >&2'
+    [ "$rc" = 0 ] || fail "tag-output: exit status $rc"
+    for r in 0 1 2; do
+        h=$([ "$r" = 0 ] && echo 1 || echo 2)
+        [ "$(grep -c "^\[$r@credo-h$h\] line [123] of $r$" "$tmp/out")" = 3 ] || { fail "tag-output: rank $r's lines"; show; }
+        grep -q "^\[$r@credo-h$h\] err $r$" "$tmp/err" || { fail "tag-output: rank $r's stderr line"; show; }
+    done
+    # the worst rank's status, and one line naming rank and host
+    crun --host credo-h1:2,credo-h2:2 sh -c 'sleep 0.3; [ "$PMI_RANK" = 3 ] && exit 7; exit 0'
+    [ "$rc" = 7 ] || fail "exit status: $rc, expected 7 (rank 3's)"
+    grep -qE "^credorun: rank 3 \(pid [0-9]+\) on host credo-h2 exited with code 7" "$tmp/err" ||
+        { fail "exit status: no line naming rank 3 on credo-h2"; show; }
+    crun --host credo-h1:1,credo-h2:1 sh -c 'exit 0'
+    [ "$rc" = 0 ] || fail "all ranks 0: exit status $rc"
+    check_clean placement
+    [ "$fails" -eq 0 ] && echo "launch: placement, environment, tag-output, exit status: OK"
+    ;;
+fault-rank)
+    spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
+    p=$(rank_pid 3)
+    t_fault=$(now_ms)
+    kill -KILL "$p"
+    spin_end 137 "^credorun: rank 3 \(pid $p\) on host credo-h2 was killed by signal SIGKILL"
+    ;;
+fault-proxy)
+    spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
+    ns=$(cat "$HOSTS_DIR/host2.ns")
+    proxy=
+    for p in $(ip netns pids "$ns"); do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = credorun ] && grep -qz -- '^--proxy$' "/proc/$p/cmdline" && proxy=$p
+    done
+    [ -n "$proxy" ] || { fail "no proxy process on host 2"; kill -TERM "$job"; wait "$job"; exit 1; }
+    t_fault=$(now_ms)
+    kill -KILL "$proxy"
+    spin_end 255 "^credorun: host credo-h2 \(ranks 2-3\): proxy lost: connection closed"
+    ;;
+fault-link)
+    spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
+    trap 'hosts_link 2 up; cleanup_tmp; hosts_down' EXIT
+    t_fault=$(now_ms)
+    hosts_link 2 down
+    spin_end 255 "^credorun: host credo-h2 \(ranks 2-3\): proxy lost: no answer for 1.0 s"
+    hosts_link 2 up
+    ;;
+signal)
+    spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
+    head=$(pgrep -P "$job" -x credorun || echo "$job") # hosts_exec: nsenter execs credorun in place
+    t_fault=$(now_ms)
+    kill -TERM "$head"
+    spin_end 143 "^credorun: received SIGTERM, killing the job"
+    ;;
+*)
+    echo "launch.sh: unknown case '$case_name'" >&2
+    exit 2
+    ;;
+esac
+[ "$fails" -eq 0 ] || echo "launch: $case_name: $fails failures"
+exit $((fails > 0))
