@@ -30,6 +30,8 @@ typedef struct net_config {
     uint32_t flit_bytes;     /* bytes per flit, for in-flight bytes only (16) */
     net_routing routing;
     uint32_t ugal_bias, ugal_threshold; /* 2, 30 */
+    int ugal_booksim;        /* UGAL as stock Booksim's ugal_dragonflynew (intermediate router, phase
+                              * VCs): for the comparison with Booksim only */
     net_traffic traffic;
     double load;             /* offered flits/cycle/node (Bernoulli packets); 0 = always backlogged */
     uint32_t slow_nodes;     /* number of slow sinks, chosen at random by the seed */

@@ -20,6 +20,8 @@ static void net_usage(FILE *f)
             "  --topology dragonfly:P,A,H   nodes per router, routers per group, global links per router\n"
             "                               (default dragonfly:2,4,2 = 72 nodes; 6,12,6 = 5,256 nodes)\n"
             "  --routing min|valiant|ugal|par   (par)    --bias B (2)  --threshold T (30 flits)\n"
+            "  --ugal-booksim               UGAL exactly as stock Booksim's ugal_dragonflynew (intermediate\n"
+            "                               router, VC = phase; for the outside check only)\n"
             "  --traffic pairwise|randperm|uniform   (pairwise)   --load X  offered flits/cycle/node\n"
             "                               (Bernoulli packets; default: always backlogged)\n"
             "  --slow N:S | PCT%%:S          N (or PCT %% of the nodes, at least 1) sinks at 1/S flit/cycle\n"
@@ -29,7 +31,7 @@ static void net_usage(FILE *f)
             "  --windows FILE   every window's throughput (CSV: cycle, throughput, measured)\n"
             "  model: --vc-flits 256 --packet-flits 16 --speedup 2.4 --lat-local 2 --lat-global 10\n"
             "         --lat-term 1 --router-delay 1 --credit-delay 2 --nic-flits 256\n"
-            "  measurement: --window 1000 --warmup-min 10 --meas-min 10 --conv 0.05 --max-cycles 1000000\n"
+            "  measurement: --window 2000 --warmup-min 20 --meas-min 10 --conv 0.05 --max-cycles 1000000\n"
             "  --stall-cycles 100000 (deadlock report)  --vcs N (fewer VCs than the routing needs: tests only)\n");
 }
 
@@ -150,7 +152,8 @@ int credosim_net_main(int argc, char **argv)
     uint64_t slow_count = 0, v;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = strcmp(a, "--quiet") && strcmp(a, "--check") && strcmp(a, "-h") && strcmp(a, "--help");
+        int takes = strcmp(a, "--quiet") && strcmp(a, "--check") && strcmp(a, "-h") && strcmp(a, "--help") &&
+                    strcmp(a, "--ugal-booksim");
         if (takes && !val) {
             fprintf(stderr, "credosim: %s expects a value\n", a);
             return 2;
@@ -164,6 +167,9 @@ int credosim_net_main(int argc, char **argv)
             quiet = 1;
         } else if (!strcmp(a, "--check")) {
             c.check = 1;
+        } else if (!strcmp(a, "--ugal-booksim")) {
+            c.ugal_booksim = 1;
+            c.routing = NET_ROUTE_UGAL;
         } else if (!strcmp(a, "--topology")) {
             if (parse_dragonfly(val, &c))
                 return 2;
