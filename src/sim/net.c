@@ -1062,7 +1062,7 @@ int net_run(const net_config *cfg, net_result *res, char *err, size_t errlen)
             for (int i = 0; steady && i < 3; i++)
                 steady = fabs(hist[i] - m) <= cfg->conv * m;
             /* a warm-up that never settles is cut at half the budget (reported as not converged) */
-            if (nwin >= cfg->warm_min && (steady || m == 0 || n->now + 1 >= cfg->max_cycles / 2)) {
+            if ((nwin >= cfg->warm_min && (steady || m == 0)) || n->now + 1 >= cfg->max_cycles / 2) {
                 phase = MEAS;
                 n->measuring = 1;
                 meas_start = n->now + 1;
