@@ -135,7 +135,10 @@ spin_end() {
     grep -qE "$line_re" "$tmp/err" || fail "$case_name: no line matching '$line_re'"
     [ "$(grep -c '^credorun: ' "$tmp/err")" -le 1 ] || fail "$case_name: more than one credorun line"
     check_clean "$case_name"
-    echo "launch: $case_name: job ended $ms ms after the fault (exit $rc): $(grep -m1 '^credorun: ' "$tmp/err")"
+    # when the last process of the job was gone from every host (check_clean waited for it)
+    local all_ms=$(($(now_ms) - t_fault))
+    [ "$all_ms" -le "$limit_ms" ] || fail "$case_name: processes remained on some host until $all_ms ms after the fault (limit $limit_ms ms)"
+    echo "launch: $case_name: credorun ended $ms ms after the fault (exit $rc), every host clean by $all_ms ms: $(grep -m1 '^credorun: ' "$tmp/err")"
     [ "$fails" -eq 0 ] || show
 }
 

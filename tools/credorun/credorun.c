@@ -103,7 +103,7 @@ static int fanout = 32;
  * were seen to miss their 100 ms ticks by up to 550 ms, at both ends at once, and an application
  * timeout of 1 s ended healthy jobs. An end that is silent (pings not sent) for LINK_SILENCE_FACTOR
  * times as long (alive, but stopped or hung) is lost too. */
-#define LINK_PING_MS 200
+#define LINK_PING_MS 100
 #define LINK_SILENCE_FACTOR 10
 static int link_timeout_ms = 1000;
 static int launch_timeout_ms = 30000;
@@ -1823,6 +1823,9 @@ static void kid_lost(int k, const char *why)
     link_close(&kd->c);
     if (id > 0)
         kids_done++;
+    /* Its agent (ssh) has nothing left to carry: ended now rather than waited for at the end. */
+    if (id > 0 && !is_proxy && proxies[id].launched && !proxies[id].agent_reaped)
+        kill(-proxies[id].agent, SIGTERM);
     if (killing)
         return;
     if (id == 0)
