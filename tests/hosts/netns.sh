@@ -110,10 +110,9 @@ _hosts_tcp_probe() {
     hosts_exec "$1" perl -MIO::Socket::INET -e '
         my $s = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => 0, Listen => 1, ReuseAddr => 1)
             or die "listen on $ARGV[0]: $!\n";
-        open(my $f, ">", "$ARGV[1].tmp") or die; print $f $s->sockport, "\n"; close $f;
-        rename("$ARGV[1].tmp", $ARGV[1]);
+        $| = 1; print $s->sockport, "\n"; # (stdout: a file of the root namespace; /tmp may be private)
         $SIG{ALRM} = sub { die "no connection within 5 s\n" }; alarm 5;
-        my $c = $s->accept or die "accept: $!\n"; print $c "credo-ok\n"; close $c;' "$lip" "$pf" &
+        my $c = $s->accept or die "accept: $!\n"; print $c "credo-ok\n"; close $c;' "$lip" >"$pf" &
     lpid=$!
     for _ in $(seq 50); do [ -s "$pf" ] && break; sleep 0.1; done
     port=$(cat "$pf" 2>/dev/null)
@@ -247,11 +246,21 @@ hosts_up() {
         [ -n "$subnet2" ] && echo "$subnet2.$((10 + k))" >"$HOSTS_DIR/host$k.ip2"
         echo "$ns" >"$HOSTS_DIR/host$k.ns"
         # The holder: host k's name, /dev/shm (and /tmp) live as long as it does (and any process inside).
-        ip netns exec "$ns" unshare --uts --mount --propagation private sh -c \
+        # Its pid goes out on stdout (a file opened before /tmp may be covered), in one write. Not `ip
+        # netns exec`, whose fresh /sys hides the cgroup mounts (slurmd then refuses to start): the
+        # holder mounts a sysfs of its own network namespace (/sys/class/net shows the host's links)
+        # and moves the machine's cgroup tree onto it.
+        nsenter --net="/run/netns/$ns" unshare --uts --mount --propagation private sh -c \
             'echo "$1" >/proc/sys/kernel/hostname && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
-             { [ "$3" != 1 ] || mount -t tmpfs -o mode=1777 tmpfs /tmp; } &&
-             echo $$ >"$2.tmp" && mv "$2.tmp" "$2" && exec sleep infinity' \
-            sh "credo-h$k" "$HOSTS_DIR/host$k.pid" "${HOSTS_PRIVATE_TMP:-0}" </dev/null >/dev/null 2>"$HOSTS_DIR/host$k.err" &
+             if [ -d /sys/fs/cgroup ] && mkdir /dev/shm/.cg && mount --rbind /sys/fs/cgroup /dev/shm/.cg; then
+                 mount -t sysfs sysfs /sys && { mount --move /dev/shm/.cg /sys/fs/cgroup || umount -l /dev/shm/.cg; } &&
+                     rmdir /dev/shm/.cg
+             else
+                 rmdir /dev/shm/.cg 2>/dev/null; mount -t sysfs sysfs /sys
+             fi &&
+             { [ "$2" != 1 ] || mount -t tmpfs -o mode=1777 tmpfs /tmp; } &&
+             echo $$ && exec sleep infinity' \
+            sh "credo-h$k" "${HOSTS_PRIVATE_TMP:-0}" </dev/null >"$HOSTS_DIR/host$k.pid" 2>"$HOSTS_DIR/host$k.err" &
         disown $! # killed at teardown without a "Killed" notice
         for _ in $(seq 100); do [ -s "$HOSTS_DIR/host$k.pid" ] && break; sleep 0.05; done
         [ -s "$HOSTS_DIR/host$k.pid" ] || { _hosts_note "host $k did not start: $(cat "$HOSTS_DIR/host$k.err")"; return 1; }
