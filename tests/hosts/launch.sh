@@ -17,12 +17,18 @@
 #   fault-proxy    host 2's proxy SIGKILLed mid-job
 #   fault-link     host 2's link cut (ip link set down) mid-job
 #   signal         SIGTERM to credorun mid-job
+#   abort          rank 3 (host 2) calls MPI_Abort(5): exit status 5
 #                  Each fault: the job ends within 2 s (measured, printed) with one line naming the rank
 #                  or host and the cause, and no process or /dev/shm file is left on any host.
+#   fault-head     credorun itself SIGKILLed: every host clean within 2 s all the same (the proxies
+#                  see their link close, the head's own ranks die with it and its watchdog cleans up)
+#   node-aware     xhost_nodeaware (next to XHOST): processor name = host name, MPI_COMM_TYPE_SHARED
+#                  and MPI_Win_allocate_shared follow the hosts, with ranks dealt round robin
 # Exit 77 (skipped) without namespaces; traffic only on loopback and the test subnet (FI_TCP_IFACE and
 # --iface ceth0, and no test host has a route anywhere else).
 set -u
 case_name=$1 credorun=$2 xhost=$3 spin=$4 state=${5:-}
+nodeaware=$(dirname "$xhost")/xhost_nodeaware
 here=$(cd "$(dirname "$0")" && pwd)
 agent=$here/agent.sh
 . "$here/netns.sh"
@@ -243,6 +249,35 @@ signal)
     t_fault=$(now_ms)
     kill -TERM "$head"
     spin_end 143 "^credorun: received SIGTERM, killing the job"
+    ;;
+abort)
+    t_fault=$(now_ms) # (from the start: the abort comes right after MPI_Init)
+    hosts_exec 1 "$credorun" --launch-agent "$agent" --iface ceth0 --timeout 60 --host credo-h1:2,credo-h2:2 \
+        "$nodeaware" abort 3 5 >"$tmp/out" 2>"$tmp/err" &
+    job=$!
+    spin_end 5 "^credorun: rank 3 on host credo-h2 called MPI_Abort with code 5"
+    ;;
+fault-head)
+    spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
+    head=$(pgrep -P "$job" -x credorun || echo "$job")
+    t_fault=$(now_ms)
+    kill -KILL "$head"
+    wait "$job"
+    check_clean "$case_name"
+    all_ms=$(($(now_ms) - t_fault))
+    [ "$all_ms" -le "$limit_ms" ] || fail "$case_name: processes remained on some host until $all_ms ms after the fault (limit $limit_ms ms)"
+    echo "launch: $case_name: credorun SIGKILLed, every host clean by $all_ms ms"
+    ;;
+node-aware)
+    crun --host credo-h1:2,credo-h2:2,credo-h3:1 --map-by node -n 5 "$nodeaware"
+    [ "$rc" = 0 ] || { fail "node-aware: exit status $rc"; show; }
+    # round robin: ranks 0 3 on h1, 1 4 on h2, 2 on h3
+    for want in "0 credo-h1 2" "1 credo-h2 2" "2 credo-h3 1" "3 credo-h1 2" "4 credo-h2 2"; do
+        set -- $want
+        grep -qx "nodeaware: rank $1 host $2 node-size $3 ok" "$tmp/out" || { fail "node-aware: rank $1 (host $2, node of $3) not ok"; show; }
+    done
+    check_clean "$case_name"
+    [ "$fails" -eq 0 ] && echo "launch: node-aware: processor names, shared communicators and shared windows follow the hosts"
     ;;
 *)
     echo "launch.sh: unknown case '$case_name'" >&2
