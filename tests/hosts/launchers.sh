@@ -154,7 +154,7 @@ hydra)
 openmpi)
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 hosts_exec 1 timeout 90 mpirun.openmpi \
         --host credo-h1:2,credo-h2:2 --mca plm_rsh_agent "$agent" --mca oob_tcp_if_include ceth0 \
-        -x FI_PROVIDER -x FI_TCP_IFACE -np 4 "$xhost" >"$tmp/out" 2>&1
+        -x FI_PROVIDER -x FI_TCP_IFACE ${LSAN_OPTIONS:+-x LSAN_OPTIONS} -np 4 "$xhost" >"$tmp/out" 2>&1
     rc=$?
     check_xhost "Open MPI's mpirun"
     ;;

@@ -125,10 +125,12 @@ _hosts_tcp_probe() {
     [ "$got" = credo-ok ]
 }
 
+# Every host with the root namespace and with host 1, both ways (all of them share one bridge, so
+# this covers its ports; every pair would cost 2 N^2 probes).
 _hosts_check_reach() {
     local n=$1 k j
     for k in $(seq "$n"); do
-        for j in 0 $(seq "$n"); do
+        for j in 0 1; do
             [ "$j" = "$k" ] && continue
             if command -v ping >/dev/null 2>&1; then
                 hosts_exec "$k" ping -n -q -c 1 -W 2 "$(hosts_ip "$j")" >/dev/null 2>&1 ||
