@@ -190,6 +190,12 @@ placement)
     expect_hosts "--map-by node" 1 2 1 2
     crun --host credo-h1,credo-h2,credo-h3 --ppn 2 sh -c "$prog"
     expect_hosts "--ppn 2 over 3 hosts" 1 1 2 2 3 3
+    # the head's own host not among them: it runs no rank; Open MPI's spelling of agent and interface
+    t0=$(now_ms)
+    hosts_exec 1 "$credorun" --mca plm_rsh_agent "$agent" --mca oob_tcp_if_include ceth0 -H credo-h2,credo-h3 \
+        -np 2 sh -c "$prog" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    expect_hosts "only other hosts, --mca plm_rsh_agent and oob_tcp_if_include" 2 3
     # the settings from the environment instead of options; credorun passes neither to the ranks
     t0=$(now_ms)
     CREDO_NET_IF=ceth0 CREDO_LAUNCH_AGENT=$agent FOO=env hosts_exec 1 "$credorun" --host credo-h1,credo-h2 -n 2 \

@@ -1141,7 +1141,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: credorun -n N [options] program [args...]\n"
-            "Starts N ranks of program on this host and serves them PMI.\n"
+            "Starts N ranks of program on this host (or on the hosts named with --host or --hostfile) and\n"
+            "serves them PMI.\n"
             "\n"
             "  -n, -np N               number of ranks (>= 1)\n"
             "  --fc none|static|dynamic  flow control (CREDO_FC)\n"
@@ -1154,6 +1155,22 @@ static void usage(FILE *f)
             "  --bind-to core|none     pin rank i to CPU i mod #CPUs (default core, also when N > #CPUs)\n"
             "  --tag-output            prefix each output line with [rank]\n"
             "  --timeout S             kill the job after S seconds and exit with status 124\n"
+            "\n"
+            "Across hosts (docs/LAUNCH.md):\n"
+            "  --host, -H LIST         hosts, comma-separated: host or host:slots (this machine: its ranks are\n"
+            "                          started directly; every other host gets one proxy through the agent)\n"
+            "  --hostfile, -f FILE     one host per line: 'host', 'host:N' or 'host slots=N'; # comments\n"
+            "  --ppn, -N P             P ranks on each host; -n defaults to P x hosts (else to the slots)\n"
+            "  --map-by slot|node      fill each host's slots in turn (default), or one rank per host in turn\n"
+            "  --rr                    as --map-by node\n"
+            "  --launch-agent CMD      how to run a command on another host, called as 'CMD HOST COMMAND'\n"
+            "                          (default ssh; also CREDO_LAUNCH_AGENT; hydra's -launcher-exec)\n"
+            "  --iface NAME[,NAME...]  the interface whose address the head and proxies advertise; the first\n"
+            "                          name a host has is used, and its ranks get FI_TCP_IFACE=NAME (also\n"
+            "                          CREDO_NET_IF); without it every address but loopback is advertised\n"
+            "  --tree-fanout F         proxies below each proxy and below credorun (default 32)\n"
+            "  --link-timeout S        a link whose other end stops answering is lost after S s (default 1)\n"
+            "  --launch-timeout S      a proxy must connect within S s of its start (default 30)\n"
             "  -h, --help              this text\n"
             "  --version               print the credo version\n"
             "\n"
@@ -1162,16 +1179,15 @@ static void usage(FILE *f)
             "  -c N                    as -n\n"
             "  A : -n M B [: ...]      MPMD: ranks 0..N-1 run A (MPI_APPNUM 0), the next M run B (1)\n"
             "  -genv, -env NAME VALUE  as -x NAME=VALUE\n"
-            "  -H, -host, --host LIST  hosts (host or host:slots, comma-separated): each must be this one\n"
-            "  -hostfile, -machinefile, -f FILE  the same, one host per line\n"
-            "  -ppn, --npernode, -N P  ranks per node: -n defaults to P, and more than P needs more nodes\n"
+            "  -host, -hosts LIST, -machinefile FILE, --npernode P, -iface NAME: as above\n"
+            "  --mca plm_rsh_agent CMD, --mca oob_tcp_if_include NAME: as --launch-agent, --iface\n"
             "  -wdir, --wdir DIR       the ranks' working directory\n"
             "  --report-bindings       print each rank's CPU on stderr\n"
             "  --bind-to hwthread      as core\n"
             "  --oversubscribe, --allow-run-as-root, -genvall, -envall, --map-by X, --rank-by X, -q, -v:\n"
             "                          no effect (ranks always share this host's CPUs; the environment is\n"
             "                          always passed on)\n"
-            "  --mca, -gmca KEY VALUE  ignored with a warning (Open MPI settings)\n"
+            "  --mca, -gmca KEY VALUE  other Open MPI settings: ignored with a warning\n"
             "\n"
             "Exit status: 0 when every rank exits 0; otherwise the failing rank's exit code (128+signal\n"
             "if it was killed by a signal, its code if it called MPI_Abort), 124 on --timeout, 127 if the\n"
@@ -1563,6 +1579,15 @@ static void parse_args(int argc, char **argv)
         case O_MCA:
             if (optind >= argc)
                 usage_error("%s %s: expected KEY VALUE", argv[optind - 2], optarg);
+            /* the two Open MPI settings a job script over hosts carries, with credorun's meaning */
+            if (strcmp(optarg, "plm_rsh_agent") == 0 || strcmp(optarg, "orte_rsh_agent") == 0) {
+                agent_cmd = argv[optind++];
+                break;
+            }
+            if (strcmp(optarg, "oob_tcp_if_include") == 0) {
+                ifaces = argv[optind++];
+                break;
+            }
             fprintf(stderr, "credorun: warning: ignoring %s %s %s (an Open MPI setting)\n", argv[optind - 2],
                     optarg, argv[optind]);
             optind++;
