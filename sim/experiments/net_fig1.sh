@@ -35,7 +35,7 @@ set xlabel 'slow sinks (of $N nodes)'
 set ylabel 'normalized throughput'
 set yrange [0:1]
 set key top right
-set title "seed 002 Fig. 1 at $N nodes (credosim net, PAR, pairwise, $PERMS permutations; min/mean/max). Paper, 5,256 nodes: 0.59 with none, steep drop by 0.1 %" noenhanced
+set title "seed 002 Fig. 1 at $N nodes: credosim net, PAR, pairwise, $PERMS permutations (mean, min-max)" noenhanced
 plot 'fig1_k${K}_summary.csv' using (\$1 == 2 ? \$2 : 1/0):4:5:6 with yerrorlines title '2x slower', \
      'fig1_k${K}_summary.csv' using (\$1 == 8 ? \$2 : 1/0):4:5:6 with yerrorlines title '8x slower', \
      0.59 title 'paper, no slow node (5,256 nodes)' with lines dt 2
