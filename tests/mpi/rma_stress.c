@@ -533,6 +533,19 @@ int main(int argc, char **argv)
     credo_net_stats n0, n1;
     const char *x = getenv("CREDO_XPORT");
     int net = x && strcmp(x, "ofi") == 0;
+    /* RMA_STRESS_TRANSPORTS=1 (tests/net/rma_hosts.sh): which transport reaches each peer, and
+     * this rank's host, for a script that placed the ranks on hosts to check */
+    if (getenv("RMA_STRESS_TRANSPORTS")) {
+        char host[MPI_MAX_PROCESSOR_NAME];
+        int hl = 0;
+        MPI_OK(MPI_Get_processor_name(host, &hl));
+        for (int p = 0; p < size; p++) {
+            char name[16];
+            CHECK(credo_peer_transport(p, name, sizeof name) == 0, "credo_peer_transport(%d)", p);
+            printf("rma_stress: rank %d host %s peer %d transport %s\n", rank, host, p, name);
+        }
+        fflush(stdout);
+    }
     if (net) {
         for (int p = 0; p < size; p++) {
             char name[16];
@@ -542,6 +555,25 @@ int main(int argc, char **argv)
         CHECK(credo_net_stats_get(&n0) == 0, "credo_net_stats_get");
     }
 #endif
+    /* MPI_Win_allocate_shared: works on one node, refused (MPI_ERR_RMA_SHARED) over several */
+    MPI_Comm node;
+    int nodesize, cls = -1;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_OK(MPI_Comm_size(node, &nodesize));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    void *sbase = NULL;
+    MPI_Win swin = MPI_WIN_NULL;
+    int src = MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &sbase, &swin);
+    MPI_Error_class(src, &cls);
+    if (nodesize == size) {
+        CHECK(src == MPI_SUCCESS, "MPI_Win_allocate_shared on one node failed (%d)", src);
+        MPI_OK(MPI_Win_free(&swin));
+    } else {
+        CHECK(cls == MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared across nodes: class %d", cls);
+        tu_note("MPI_Win_allocate_shared across %d-rank nodes of %d ranks refused", nodesize, size);
+    }
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    MPI_OK(MPI_Comm_free(&node));
     uint64_t s = mix(seed);
     for (int f = 0; f < F_N; f++) {
         run_flavor(f, rounds, &s);
