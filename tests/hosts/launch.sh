@@ -219,6 +219,12 @@ placement)
         { fail "exit status: no line naming rank 3 on credo-h2"; show; }
     crun --host credo-h1:1,credo-h2:1 sh -c 'exit 0'
     [ "$rc" = 0 ] || fail "all ranks 0: exit status $rc"
+    # a rank that is no MPI program, alone on its host, while the others wait in MPI_Init's fence:
+    # only the head sees both (the fence begun elsewhere, the exit), and ends the job
+    crun --host credo-h1:2,credo-h2:1 sh -c '[ "$PMI_RANK" = 2 ] && exit 0; exec "$0" 5' "$spin"
+    [ "$rc" = 1 ] || fail "barrier orphan: exit status $rc, expected 1"
+    grep -qE "^credorun: rank 2 \(pid [0-9]+\) on host credo-h2 exited with code 0 while the others wait in a barrier" "$tmp/err" ||
+        { fail "barrier orphan: no line naming rank 2 on credo-h2"; show; }
     check_clean placement
     [ "$fails" -eq 0 ] && echo "launch: placement, environment, tag-output, exit status: OK"
     ;;

@@ -117,8 +117,8 @@ static int listen_fd = -1, listen_port;
 static int nlocal, nlocal_reaped;
 static int user_fi_iface;   /* FI_TCP_IFACE was set by the user: it wins over --iface */
 
-enum { M_HELLO = 'H', M_SETUP = 'S', M_FENCE = 'F', M_FENCE_OUT = 'R', M_OUT = 'O', M_EXIT = 'X', M_FAIL = 'E',
-       M_KILL = 'K', M_PING = 'P' };
+enum { M_HELLO = 'H', M_SETUP = 'S', M_FENCE = 'F', M_FENCE_BEGUN = 'B', M_FENCE_OUT = 'R', M_OUT = 'O',
+       M_EXIT = 'X', M_FAIL = 'E', M_KILL = 'K', M_PING = 'P' };
 
 static link_conn parent_link = {.fd = -1};
 typedef struct kid_link {
@@ -133,6 +133,9 @@ static int have_setup;
 static char **pend; /* puts of this fence epoch not yet sent on (key, value, key, value, ...) */
 static size_t npend, pend_cap;
 static int fence_sent;
+/* Some rank of this subtree is in the current fence: a proxy says so up the tree once per fence
+ * (FENCE_BEGUN), so the head, which hears of every exit, can tell when a fence can never complete. */
+static int fence_begun;
 
 typedef struct proxy_st {
     pid_t agent;
@@ -615,14 +618,15 @@ static void reply2(rank_state *r, const char *fmt, ...)
 static void kill_job(void);
 
 /* A barrier cannot complete once a rank that has not entered it is gone; without this check a
- * job whose rank exited early (say, a non-MPI program among MPI ranks) would wait forever. */
+ * job whose rank exited early (say, a non-MPI program among MPI ranks) would wait forever. A proxy
+ * checks its own ranks; the head every rank, as it hears of every exit and of every fence begun. */
 static void check_barrier_deadlock(void)
 {
-    if (barrier_count == 0 || killing)
+    if ((barrier_count == 0 && !fence_begun) || killing)
         return;
     for (int i = 0; i < opt.nranks; i++) {
         rank_state *r = &ranks[i];
-        if (rank_is_local(i) && r->reaped && !r->in_barrier) {
+        if ((!is_proxy || rank_is_local(i)) && r->reaped && !r->in_barrier) {
             job_fail(status_code(r->status) ? status_code(r->status) : 1,
                      "rank %d (pid %d)%s exited with code %d while the others wait in a barrier, killing the job", i,
                      (int)r->pid, where(i), status_code(r->status));
@@ -634,6 +638,7 @@ static void check_barrier_deadlock(void)
 /* The fence is over: every local rank in it gets its answer. */
 static void release_local(void)
 {
+    fence_begun = 0;
     for (int i = 0; i < opt.nranks; i++) {
         rank_state *q = &ranks[i];
         if (!q->in_barrier)
@@ -702,11 +707,24 @@ static void fence_check(void)
     release_local();
 }
 
+static void note_fence_begun(void)
+{
+    if (fence_begun)
+        return;
+    fence_begun = 1;
+    if (is_proxy) {
+        link_frame_start(&tx, M_FENCE_BEGUN);
+        link_send(&parent_link, &tx);
+    }
+}
+
 static void barrier_arrive(rank_state *r)
 {
     if (r->in_barrier)
         return;
     r->in_barrier = 1;
+    if (multi)
+        note_fence_begun();
     if (++barrier_count < nlocal) {
         check_barrier_deadlock();
         return;
@@ -1110,6 +1128,7 @@ static void rank_exited(int idx, int status)
         link_frame_start(&tx, M_EXIT);
         link_frame_int(&tx, idx);
         link_frame_int(&tx, status);
+        link_frame_int(&tx, r->pid);
         link_send(&parent_link, &tx);
     }
 }
@@ -2092,7 +2111,12 @@ static void handle_kid_frame(int k, int type, link_reader *rd)
             }
         }
         break;
+    case M_FENCE_BEGUN:
+        note_fence_begun();
+        check_barrier_deadlock();
+        break;
     case M_FENCE:
+        note_fence_begun();
         while (rd->p < rd->end && !rd->bad) {
             const char *key = link_field(rd);
             const char *val = link_field(rd);
@@ -2121,13 +2145,17 @@ static void handle_kid_frame(int k, int type, link_reader *rd)
         const link_reader whole = *rd;
         int idx = (int)link_field_int(rd);
         int status = (int)link_field_int(rd);
+        int pid = (int)link_field_int(rd);
         if (!rd->bad && idx >= 0 && idx < opt.nranks && !ranks[idx].reaped) {
-            ranks[idx].reaped = 1;
+            ranks[idx].reaped = 1; /* (reaped: signal_ranks never uses this pid of another host) */
             ranks[idx].status = status;
+            ranks[idx].pid = pid;
             nreaped++;
         }
         if (is_proxy)
             link_send_raw(&parent_link, &whole);
+        else
+            check_barrier_deadlock();
         break;
     }
     case M_FAIL: {
