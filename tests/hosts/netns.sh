@@ -297,7 +297,7 @@ hosts_shape() {
         command -v nft >/dev/null 2>&1 || { _hosts_note "host $k: packet loss needs nft (nftables), not found"; return 1; }
         ip netns exec "$ns" nft -f - <<EOF2 || { _hosts_note "host $k: nftables loss rule failed"; return 1; }
 table inet credo_shape {
-    chain out { type filter hook output priority 0; policy accept; oifname "ceth0" numgen random mod 100 < $loss drop; }
+    chain out { type filter hook output priority 0; policy accept; oifname "ceth0" numgen random mod 100 < $loss counter drop; }
 }
 EOF2
     fi

@@ -1867,14 +1867,16 @@ static void kid_lost(int k, const char *why)
     link_close(&kd->c);
     if (id > 0)
         kids_done++;
-    /* Its agent (ssh) has nothing left to carry: ended now rather than waited for at the end. */
-    if (id > 0 && !is_proxy && proxies[id].launched && !proxies[id].agent_reaped)
+    /* Lost with ranks unaccounted for (a cut link, a dead proxy): its agent (ssh) has nothing
+     * left to carry and is ended now rather than waited for at the end. (After a normal close it
+     * exits by itself, without ssh's "Killed by signal" line.) */
+    if (id > 0 && !is_proxy && proxies[id].launched && !proxies[id].agent_reaped && subtree_unreaped(id) > 0)
         kill(-proxies[id].agent, SIGTERM);
-    if (killing)
+    /* A connection that never said hello is nobody's (a port probe, a proxy of another job): the
+     * head's launch timeout catches a proxy that never calls. */
+    if (killing || id == 0)
         return;
-    if (id == 0)
-        job_fail(255, "a proxy's connection %s before it said hello", why);
-    else if (subtree_unreaped(id) > 0)
+    if (subtree_unreaped(id) > 0)
         job_fail(255, "host %s (%s): proxy lost: %s, killing the job", hosts[proxy_host[id]].name,
                  ranks_of(proxy_host[id]), why);
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# tests/hosts/harness_test.sh — the test-host harness itself (netns.sh, agent.sh): names, private
+# /dev/shm, no way out of the test subnet, the agent's clean login, link cuts, shaping, second rail, teardown.
+#
+# usage: harness_test.sh ; makes 2 hosts of its own with HOSTS_RAILS=2; 77 without namespaces.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns.sh"
+HOSTS_RAILS=2 hosts_up 2 || exit $?
+tag=$HOSTS_TAG
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "harness: $*"; }
+
+# TCP from host $1 to host $2's address $3 (rail address), port of a listener there; prints "ok" or why not.
+tcp() {
+    local pf=$HOSTS_DIR/tcp.$1.$2 lpid port got
+    hosts_exec "$2" perl -MIO::Socket::INET -e '
+        my $s = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => 0, Listen => 1) or die "listen: $!\n";
+        $| = 1; print $s->sockport, "\n"; $SIG{ALRM} = sub { exit 1 }; alarm 4;
+        my $c = $s->accept or exit 1; print $c "ok\n";' "$3" >"$pf" &
+    lpid=$!
+    for _ in $(seq 40); do [ -s "$pf" ] && break; sleep 0.05; done
+    port=$(cat "$pf")
+    got=$(hosts_exec "$1" perl -MIO::Socket::INET -e '
+        my $c = IO::Socket::INET->new(PeerAddr => $ARGV[0], PeerPort => $ARGV[1], Timeout => 2) or do { print "no: $!\n"; exit 0 };
+        print scalar <$c>;' "$3" "$port")
+    kill "$lpid" 2>/dev/null
+    wait "$lpid" 2>/dev/null
+    echo "$got"
+}
+
+for k in 1 2; do
+    [ "$(hosts_exec "$k" hostname)" = "credo-h$k" ] || fail "host $k is not called credo-h$k"
+    [ "$(hosts_exec "$k" cat /sys/class/net/ceth0/address 2>/dev/null)" != "" ] || fail "host $k: /sys does not show its own ceth0"
+    [ -d "$(hosts_exec "$k" sh -c 'ls -d /sys/fs/cgroup/* 2>/dev/null | head -1')" ] || [ ! -d /sys/fs/cgroup ] ||
+        fail "host $k: the cgroup tree is not under its /sys/fs/cgroup"
+    [ -z "$(ip -n "credo-h$k-$tag" route show default)" ] || fail "host $k has a default route"
+done
+ok "host names, own sysfs with the cgroup tree, no default route"
+
+# /dev/shm is the host's own
+hosts_exec 1 sh -c 'echo x >/dev/shm/credo-harness-probe'
+[ -e /dev/shm/credo-harness-probe ] && fail "host 1's /dev/shm file is visible in the root namespace"
+[ -n "$(hosts_exec 2 ls /dev/shm/credo-harness-probe 2>/dev/null)" ] && fail "host 1's /dev/shm file is visible on host 2"
+[ -n "$(hosts_exec 1 ls /dev/shm/credo-harness-probe 2>/dev/null)" ] || fail "host 1 does not see its own /dev/shm file"
+hosts_exec 1 rm -f /dev/shm/credo-harness-probe
+ok "/dev/shm private to each host"
+
+# nothing leaves the test subnet: an address elsewhere (TEST-NET-1, never routed) is unreachable at once
+out=$(hosts_exec 1 perl -MIO::Socket::INET -e 'IO::Socket::INET->new(PeerAddr => "192.0.2.1", PeerPort => 9, Timeout => 2) ? print "connected\n" : print "$!\n"')
+case $out in *unreachable*) ok "an outside address is unreachable from a host: $out" ;; *) fail "outside address from host 1: '$out'" ;; esac
+
+# both rails carry TCP
+[ "$(tcp 1 2 "$(hosts_ip 2)")" = ok ] || fail "no TCP from host 1 to host 2 on rail 1"
+ip2=$(cat "$HOSTS_DIR/host2.ip2")
+[ "$(tcp 1 2 "$ip2")" = ok ] || fail "no TCP from host 1 to host 2 on rail 2 ($ip2)"
+hosts_exec 2 ip -4 -o addr show ceth1 | grep -q " $ip2/" || fail "host 2's ceth1 does not have $ip2"
+ok "TCP between the hosts on both rails"
+
+# the agent: host by name, short name and address; ssh options skipped; a login's clean environment
+for h in credo-h2 h2 "$(hosts_ip 2)"; do
+    got=$(FOO=leak "$here/agent.sh" -x -o BatchMode=yes -p 22 "$h" 'echo "$(hostname) ${FOO:-clean}"')
+    [ "$got" = "credo-h2 clean" ] || fail "agent.sh $h: got '$got', expected 'credo-h2 clean'"
+done
+"$here/agent.sh" credo-h9 true 2>/dev/null
+[ $? = 255 ] || fail "agent.sh to a host that does not exist: not exit 255 (as ssh)"
+ok "agent.sh: names, options, clean environment, 255 for an unknown host"
+
+# a cut link, restored
+hosts_link 2 down
+case $(tcp 1 2 "$(hosts_ip 2)") in ok) fail "TCP to host 2 with its link down" ;; esac
+hosts_link 2 up
+for _ in $(seq 20); do [ "$(tcp 1 2 "$(hosts_ip 2)")" = ok ] && break; sleep 0.2; done
+[ "$(tcp 1 2 "$(hosts_ip 2)")" = ok ] || fail "no TCP to host 2 after its link came back"
+ok "hosts_link down cuts host 2 off, up restores it"
+
+# shaping: a tbf on host 2's link, and off again
+hosts_shape 2 20mbit || fail "hosts_shape 2 20mbit failed"
+tc -n "credo-h2-$tag" qdisc show dev ceth0 | grep -q "tbf .*rate 20Mbit" || fail "no tbf of 20 Mbit/s on host 2's link"
+if command -v nft >/dev/null 2>&1; then
+    hosts_shape 2 20mbit 30 || fail "hosts_shape 2 20mbit 30 failed"
+    ip netns exec "credo-h2-$tag" nft list ruleset | grep -q "numgen random mod 100 < 30" || fail "no loss rule on host 2"
+    for _ in 1 2 3 4 5; do tcp 2 1 "$(hosts_ip 1)" >/dev/null; done # host 2 sends: some packets are dropped
+    dropped=$(ip netns exec "credo-h2-$tag" nft list ruleset | sed -nE 's/.*counter packets ([0-9]+).*/\1/p')
+    [ "${dropped:-0}" -gt 0 ] || fail "the loss rule dropped no packet of 5 connections from host 2"
+    echo "harness: 30% loss on host 2's link dropped ${dropped:-0} packets of 5 connections"
+else
+    echo "harness: packet loss not tested: nft (nftables) is not installed"
+fi
+hosts_shape 2 off
+tc -n "credo-h2-$tag" qdisc show dev ceth0 | grep -q tbf && fail "tbf still on host 2's link after 'off'"
+ok "hosts_shape rate (and loss with nft), and off"
+
+# teardown leaves nothing
+hosts_down
+trap - EXIT
+[ -z "$(ip netns list | grep -- "-$tag\$")" ] || fail "namespaces left after hosts_down: $(ip netns list | grep -- "-$tag\$")"
+[ -z "$(ip -o link show | grep -E "(crv[0-9]+|crw[0-9]+|crbr|crbs)-$tag")" ] || fail "links left after hosts_down"
+ok "hosts_down removed every namespace and link"
+[ "$fails" -eq 0 ] && echo "harness: OK"
+exit $((fails > 0))
