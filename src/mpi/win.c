@@ -95,6 +95,10 @@ static void win_destroy(MPI_Win w)
     for (int i = 0; i < w->nregions; i++)
         if (w->regions[i].mr != NULL)
             xofi_win_dereg(w->regions[i].mr);
+    for (int i = 0; i < w->nretired; i++)
+        xofi_win_dereg(w->retired[i]);
+    free(w->retired);
+    free(w->dyn);
     free(w->remote_held);
     free(w->am_buf);
     if (w->ctl != NULL)
@@ -262,7 +266,9 @@ static int win_setup(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_
         xofi_win_reg(mine_base, (size_t)size, &w->mr, &key, &raddr) != 0)
         st = ST_NOREG;
     if (st == ST_OK && w->nnet > 0 &&
-        ((w->remote_held = calloc((size_t)n, 1)) == NULL || win_net_listen(w) != MPI_SUCCESS))
+        ((w->remote_held = calloc((size_t)n, 1)) == NULL ||
+         (flavor == MPI_WIN_FLAVOR_DYNAMIC && (w->dyn = calloc((size_t)n, sizeof *w->dyn)) == NULL) ||
+         win_net_listen(w) != MPI_SUCCESS))
         st = ST_SHM, err = ENOMEM;
     int worst = st;
     int yr[Y_N], *yall = malloc((size_t)n * Y_N * sizeof(int));
@@ -418,9 +424,11 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     if (t == NULL)
         return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     win->regions = t;
-    t[win->nregions] = (win_region){(uintptr_t)base, size, NULL};
-    /* Registered for network origins; they reach it by request (win_net.c), so nothing is sent. */
-    if (win->nnet > 0 && size > 0 && xofi_win_reg(base, (size_t)size, &t[win->nregions].mr, NULL, NULL) != 0)
+    t[win->nregions] = (win_region){(uintptr_t)base, size, NULL, 0, 0};
+    /* Registered for network origins, which look its key up when they first need it (win_net.c). */
+    if (win->nnet > 0 && size > 0 &&
+        xofi_win_reg(base, (size_t)size, &t[win->nregions].mr, &t[win->nregions].key,
+                     &t[win->nregions].raddr) != 0)
         return win_error(win, MPI_ERR_OTHER, fn, "cannot register %ld bytes with the network transport: %s",
                          (long)size, xofi_last_error());
     win->nregions++;
@@ -436,8 +444,20 @@ int MPI_Win_detach(MPI_Win win, const void *base)
         return win_error(win, MPI_ERR_RMA_FLAVOR, fn, "not a window of MPI_Win_create_dynamic");
     for (int i = win->nregions - 1; i >= 0; i--)
         if (win->regions[i].base == (uintptr_t)base) {
-            if (win->regions[i].mr != NULL)
-                xofi_win_dereg(win->regions[i].mr);
+            /* Network origins may have cached its key. Where keys are stable (xofi_win_keys_stable)
+             * the registration stays until MPI_Win_free: a cached key then reaches whatever is
+             * attached at those addresses later, as an address would; elsewhere origins cache
+             * nothing and it goes now. */
+            xofi_win_mr *mr = win->regions[i].mr;
+            if (mr != NULL && xofi_win_keys_stable()) {
+                xofi_win_mr **r = realloc(win->retired, (size_t)(win->nretired + 1) * sizeof *r);
+                if (r == NULL)
+                    return win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+                win->retired = r;
+                r[win->nretired++] = mr;
+            } else if (mr != NULL) {
+                xofi_win_dereg(mr);
+            }
             win->regions[i] = win->regions[--win->nregions];
             return MPI_SUCCESS;
         }

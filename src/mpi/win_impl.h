@@ -45,7 +45,18 @@ typedef struct win_region {
     uintptr_t base;
     MPI_Aint size;
     xofi_win_mr *mr; /* registered for network origins (NULL without any, or for size 0) */
+    uint64_t key, raddr;
 } win_region;
+
+/* A network origin's knowledge of a dynamic target's attached regions, looked up on demand
+ * (win_net.c): RMA reaches [base, base + size) of the target through (raddr, key). */
+enum { WIN_DYN_CACHE = 8 };
+typedef struct win_dyn {
+    struct {
+        uint64_t base, size, key, raddr;
+    } e[WIN_DYN_CACHE];
+    int n, next;
+} win_dyn;
 
 struct credo_win {
     uint32_t magic;
@@ -79,6 +90,9 @@ struct credo_win {
     int closing;
     uint32_t am_seq;
     uint8_t *remote_held;    /* [size] WL_* per origin */
+    win_dyn *dyn;            /* [size], dynamic windows with network peers: the regions looked up */
+    xofi_win_mr **retired;   /* registrations of detached regions, kept until MPI_Win_free */
+    int nretired;
     uint64_t net_ops;        /* operations this origin sent over the network (requests + RMA) */
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
@@ -139,7 +153,7 @@ static inline void win_acc_unlock(MPI_Win w, int t)
 
 /* ---- the network path (win_net.c) ----
  * Requests a target serves for a network origin, on the hidden communicator's context. */
-enum { WN_PUT = 1, WN_GET, WN_ACC, WN_GACC, WN_CAS, WN_LOCK, WN_UNLOCK, WN_KIND_END };
+enum { WN_PUT = 1, WN_GET, WN_ACC, WN_GACC, WN_CAS, WN_LOCK, WN_UNLOCK, WN_DYNQ, WN_KIND_END };
 
 /* Starts serving network origins' requests (window creation, once w->comm exists); stops it
  * (MPI_Win_free, after its barrier). 0 or an MPI error class. */
@@ -157,6 +171,12 @@ int win_net_request(MPI_Win w, int t, int kind, MPI_Op op, const void *data, siz
  * window with RMA on its registered memory, packed the origin's side. 0, MPI_ERR_UNSUPPORTED_
  * OPERATION when the provider cannot (the caller then sends a request), or an MPI error class. */
 int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt, MPI_Aint off);
+/* The same on a dynamic window (addr: the target's absolute address): RMA through the key of the
+ * attached region that holds the footprint, looked up on demand and cached; MPI_ERR_UNSUPPORTED_
+ * OPERATION when no region holds it (the request path then reports the range error) or keys cannot
+ * be cached on this provider. */
+int win_net_rma_dyn(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt,
+                    MPI_Aint addr);
 /* Why the last network operation of this process failed (for the error message). */
 const char *win_net_reason(void);
 /* The passive-target lock of network target t taken (retrying while it is held) / given back. */

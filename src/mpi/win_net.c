@@ -141,6 +141,10 @@ static int check_hdr(MPI_Win w, const wn_hdr *h)
         return h->lock == WL_SHARED || h->lock == WL_EXCL
                    ? MPI_SUCCESS
                    : fail(MPI_ERR_LOCKTYPE, "lock type %u", h->lock);
+    if (h->kind == WN_DYNQ) /* addr and count (bytes) are only compared with the regions */
+        return w->flavor == MPI_WIN_FLAVOR_DYNAMIC && h->dlen == 0
+                   ? MPI_SUCCESS
+                   : fail(MPI_ERR_RMA_FLAVOR, "region lookup on a window that is not dynamic");
     if (h->nblocks < 1 || h->nblocks > WN_MAX_BLOCKS || h->count < 1 || h->count > INT_MAX ||
         h->esize < 1 || h->esize > (uint64_t)WN_MAX_SPAN || h->extent < -WN_MAX_SPAN ||
         h->extent > WN_MAX_SPAN || h->addr < -((int64_t)1 << 62) || h->addr > ((int64_t)1 << 62) ||
@@ -326,8 +330,28 @@ static void serve(MPI_Win w, int src, const wn_hdr *h, const wn_blk *b, unsigned
     int rc = MPI_SUCCESS, granted = 0;
     unsigned char *mem = NULL, *old = NULL;
     size_t bytes = 0, rlen = 0;
+    uint64_t region[4] = {0, 0, 0, 0};
     if (h->kind == WN_LOCK) {
         granted = lock_try(w, src, h->lock);
+    } else if (h->kind == WN_DYNQ) {
+        /* the registered region that holds [addr, addr + count): its key for the origin's RMA */
+        uint64_t a = (uint64_t)h->addr, e;
+        for (int i = 0; i < w->nregions && !granted; i++) {
+            const win_region *g = &w->regions[i];
+            if (g->mr != NULL && !__builtin_add_overflow(a, h->count, &e) && a >= g->base &&
+                e <= g->base + (uint64_t)g->size) {
+                region[0] = g->base, region[1] = (uint64_t)g->size;
+                region[2] = g->key, region[3] = g->raddr;
+                granted = 1;
+            }
+        }
+        /* always answered with a region (zeros: none holds it) */
+        if ((old = malloc(sizeof region)) != NULL) {
+            memcpy(old, region, sizeof region);
+            rlen = sizeof region;
+        } else {
+            rc = fail(MPI_ERR_NO_MEM, "out of memory at the target");
+        }
     } else if (h->kind == WN_UNLOCK) {
         rc = unlock_for(w, src, h->lock);
     } else if ((rc = check_blocks(w, h, b, &mem)) == MPI_SUCCESS) {
@@ -433,7 +457,7 @@ static void take(MPI_Win w, int job, size_t len)
     if (h.magic != WN_MAGIC)
         credo_abort(MPI_ERR_INTERN, "one-sided request from rank %d: bad magic %#x", src, h.magic);
     int rc = check_hdr(w, &h);
-    int lockish = h.kind == WN_LOCK || h.kind == WN_UNLOCK;
+    int lockish = h.kind == WN_LOCK || h.kind == WN_UNLOCK || h.kind == WN_DYNQ;
     size_t blen = lockish ? 0 : (size_t)h.nblocks * sizeof(wn_blk);
     if (rc == MPI_SUCCESS && !(h.flags & WN_F_SEP) && len != sizeof h + blen + h.dlen)
         rc = fail(MPI_ERR_OTHER, "request of %zu bytes, its header says %zu", len,
@@ -584,7 +608,9 @@ int win_net_request(MPI_Win w, int t, int kind, MPI_Op op, const void *data, siz
     h.seq = ++w->am_seq;
     h.addr = (int64_t)disp;
     h.dlen = dlen;
-    if (kind != WN_LOCK && kind != WN_UNLOCK) {
+    if (kind == WN_DYNQ) {
+        h.count = (uint64_t)count; /* bytes of the footprint at disp */
+    } else if (kind != WN_LOCK && kind != WN_UNLOCK) {
         if ((blk = blocks_of(count, tdt, &h, &one)) == NULL)
             return fail(MPI_ERR_NO_MEM, "out of memory");
         h.basic = tdt->basic;
@@ -656,7 +682,9 @@ out:
     return rc;
 }
 
-int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt, MPI_Aint off)
+/* RMA of count elements of tdt whose element 0 starts at (base, key) of t's registered memory. */
+static int rma_at(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt,
+                  uint64_t base, uint64_t key)
 {
     static int no_writes; /* the provider has no delivery-complete writes: requests instead */
     if (write && no_writes)
@@ -665,7 +693,6 @@ int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Dataty
     xofi_rma_piece pc[BATCH];
     size_t n = 0;
     unsigned char *p = packed;
-    uint64_t base = w->peer[t].raddr + (uint64_t)off;
     int dense = (tdt->flags & DT_F_DENSE) != 0;
     int nb = dense ? 1 : tdt->nblocks, items = dense ? 1 : count;
     int job = job_of(w, t), rc = 0;
@@ -680,7 +707,7 @@ int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Dataty
                 pc[n - 1].len += len;
             } else {
                 if (n == BATCH) {
-                    rc = xofi_rma_sync(job, write, pc, n, w->peer[t].key);
+                    rc = xofi_rma_sync(job, write, pc, n, key);
                     n = 0;
                 }
                 pc[n++] = (xofi_rma_piece){p, len, a};
@@ -688,7 +715,7 @@ int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Dataty
             p += len;
         }
     if (rc == 0 && n > 0)
-        rc = xofi_rma_sync(job, write, pc, n, w->peer[t].key);
+        rc = xofi_rma_sync(job, write, pc, n, key);
     w->net_ops++;
     /* refused at its first write (xofi_rma_sync: the provider's answer to FI_DELIVERY_COMPLETE),
      * so nothing was written */
@@ -699,6 +726,41 @@ int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Dataty
     if (rc != 0)
         return fail(MPI_ERR_OTHER, "%s", xofi_last_error());
     return MPI_SUCCESS;
+}
+
+int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt, MPI_Aint off)
+{
+    return rma_at(w, t, write, packed, count, tdt, w->peer[t].raddr + (uint64_t)off, w->peer[t].key);
+}
+
+int win_net_rma_dyn(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt,
+                    MPI_Aint addr)
+{
+    if (w->dyn == NULL || !xofi_win_keys_stable())
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    /* the bytes touched: [lo, lo + span) (check_target's arithmetic) */
+    uint64_t lo = (uint64_t)addr + (uint64_t)tdt->true_lb, span = dt_span(tdt, (size_t)count);
+    win_dyn *d = &w->dyn[t];
+    int i = 0;
+    while (i < d->n && !(lo >= d->e[i].base && lo + span <= d->e[i].base + d->e[i].size))
+        i++;
+    if (i == d->n) {
+        uint64_t r[4], end;
+        int found = 0;
+        if (span > INT_MAX)
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        int rc = win_net_request(w, t, WN_DYNQ, NULL, NULL, 0, (int)span, NULL, (MPI_Aint)lo, r,
+                                 sizeof r, 0, &found);
+        /* none holds it (the request path then says what is wrong), or an answer that does not
+         * hold what was asked for */
+        if (rc != MPI_SUCCESS || !found || __builtin_add_overflow(r[0], r[1], &end) || lo < r[0] ||
+            lo + span > end)
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        i = d->n < WIN_DYN_CACHE ? d->n++ : d->next++ % WIN_DYN_CACHE;
+        d->e[i].base = r[0], d->e[i].size = r[1], d->e[i].key = r[2], d->e[i].raddr = r[3];
+    }
+    return rma_at(w, t, write, packed, count, tdt, d->e[i].raddr + ((uint64_t)addr - d->e[i].base),
+                  d->e[i].key);
 }
 
 int win_net_lock(MPI_Win w, int t, int exclusive)

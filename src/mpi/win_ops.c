@@ -265,17 +265,18 @@ int win_apply_packed(MPI_Op op, const void *in, void *inout, size_t bytes, int b
 
 /* ---- Put / Get ---- */
 
-/* A network target: RMA on its registered memory (create and allocate windows), else (dynamic
- * windows, or a provider without delivery-complete writes) a request it serves. addr is the byte
- * offset in its window, or the absolute address for a dynamic one. */
+/* A network target: RMA on its registered memory (create and allocate windows, and the attached
+ * regions of dynamic ones), else (no region holds it, or a provider without delivery-complete
+ * writes or stable keys) a request it serves. addr is the byte offset in its window, or the
+ * absolute address for a dynamic one. */
 static int net_move(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt,
                     uintptr_t addr)
 {
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
-        int rc = win_net_rma(w, t, write, packed, count, tdt, (MPI_Aint)addr);
-        if (rc != MPI_ERR_UNSUPPORTED_OPERATION)
-            return rc;
-    }
+    int rc = w->flavor != MPI_WIN_FLAVOR_DYNAMIC
+                 ? win_net_rma(w, t, write, packed, count, tdt, (MPI_Aint)addr)
+                 : win_net_rma_dyn(w, t, write, packed, count, tdt, (MPI_Aint)addr);
+    if (rc != MPI_ERR_UNSUPPORTED_OPERATION)
+        return rc;
     size_t bytes = (size_t)count * tdt->size;
     return win_net_request(w, t, write ? WN_PUT : WN_GET, NULL, write ? packed : NULL,
                            write ? bytes : 0, count, tdt, (MPI_Aint)addr, write ? NULL : packed,

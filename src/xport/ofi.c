@@ -1519,3 +1519,8 @@ void xofi_win_stats(uint64_t *writes, uint64_t *reads, uint64_t *bytes)
     if (bytes)
         *bytes = win_stat_bytes;
 }
+
+int xofi_win_keys_stable(void)
+{
+    return g.domain ? g.mr_cache_safe : 0;
+}

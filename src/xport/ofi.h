@@ -132,6 +132,11 @@ typedef struct xofi_rma_piece {
     uint64_t raddr;
 } xofi_rma_piece;
 int xofi_rma_sync(int peer, int write, const xofi_rma_piece *pieces, size_t n, uint64_t key);
+/* 1 when the provider pins nothing and checks a key's address range at each access (tcp, udp,
+ * sockets, shm: the registration cache's "safe" providers, docs/OFI.md): a registration kept after
+ * its memory was released then names whatever is mapped at those addresses later, so a peer may
+ * cache a key for an address range; 0 otherwise (or when the transport is not open). */
+int xofi_win_keys_stable(void);
 /* Operations posted by xofi_rma_sync (writes, reads) and the bytes they moved, since start-up. */
 void xofi_win_stats(uint64_t *writes, uint64_t *reads, uint64_t *bytes);
 
