@@ -580,6 +580,27 @@ int main(int argc, char **argv)
         tu_note("%s: %d rounds", f == F_ALLOCATE ? "MPI_Win_allocate" : f == F_CREATE ? "MPI_Win_create" : "dynamic",
                 rounds);
     }
+    /* Refusals: a dynamic window with nothing attached at an address (4096 is never mapped);
+     * the target's own check (network) or the kernel (CMA) refuses with MPI_ERR_RMA_RANGE, raised
+     * through the window's handler. */
+    {
+        MPI_Win dw;
+        MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dw));
+        MPI_OK(MPI_Win_set_errhandler(dw, MPI_ERRORS_RETURN));
+        int peer = (rank + 1) % size, one = 1, got = 0, c = -1;
+        MPI_OK(MPI_Win_lock_all(0, dw));
+        int rcs[4] = {MPI_Put(&one, 1, MPI_INT, peer, 4096, 1, MPI_INT, dw),
+                      MPI_Get(&got, 1, MPI_INT, peer, 4096, 1, MPI_INT, dw),
+                      MPI_Accumulate(&one, 1, MPI_INT, peer, 4096, 1, MPI_INT, MPI_SUM, dw),
+                      MPI_Fetch_and_op(&one, &got, MPI_INT, peer, 4096, MPI_SUM, dw)};
+        for (int i = 0; i < 4; i++) {
+            MPI_Error_class(rcs[i], &c);
+            CHECK(c == MPI_ERR_RMA_RANGE, "call %d on an unattached address of rank %d: class %d", i, peer, c);
+        }
+        MPI_OK(MPI_Win_unlock_all(dw));
+        MPI_OK(MPI_Win_free(&dw));
+        tu_note("unattached addresses refused");
+    }
 #ifdef CREDO_STATS
     if (net && size > 1) {
         CHECK(credo_net_stats_get(&n1) == 0, "credo_net_stats_get");
