@@ -8,8 +8,8 @@
 #   fc-none, fc-static, fc-dynamic  xhost on 2 hosts x 2 ranks under CREDO_FC=<scheme>: exit 0, every
 #                  pair's data verified, shm between the ranks of a host and ofi across (credo_peer_transport),
 #                  host names as placed, >= 8 MiB over host 2's link, nothing left on any host
-#   4hosts         xhost on 4 hosts (1+1+1+1 ranks, then 2+2+2+2 with --tree-fanout 1: a chain of
-#                  proxies, every fence and line relayed through the ones above)
+#   4hosts         xhost on 4 hosts (1+1+1+1 ranks under each scheme, then 2+2+2+2 with --tree-fanout 1:
+#                  a chain of proxies, every fence and line relayed through the ones above)
 #   placement      --host a:2,b:2, hostfile (host slots=N and host:N), --map-by node, --ppn, -x, env
 #                  forwarding through an agent that passes none, CREDO_NET_IF / CREDO_LAUNCH_AGENT, FI_TCP_IFACE,
 #                  --tag-output, the worst rank's exit status with the line naming rank and host
@@ -162,8 +162,10 @@ fc-none | fc-static | fc-dynamic)
     check_clean "$case_name"
     ;;
 4hosts)
-    crun --host credo-h1,credo-h2,credo-h3,credo-h4 -n 4 "$xhost"
-    check_xhost "4hosts.1+1+1+1" "1 2 3 4"
+    for fc in none static dynamic; do
+        crun --host credo-h1,credo-h2,credo-h3,credo-h4 -n 4 --fc "$fc" "$xhost"
+        check_xhost "4hosts.1+1+1+1.$fc" "1 2 3 4"
+    done
     crun --host credo-h1:2,credo-h2:2,credo-h3:2,credo-h4:2 --tree-fanout 1 "$xhost"
     check_xhost "4hosts.2+2+2+2.chain" "1 1 2 2 3 3 4 4"
     check_clean "$case_name"
@@ -263,11 +265,23 @@ signal)
     spin_end 143 "^credorun: received SIGTERM, killing the job"
     ;;
 abort)
-    t_fault=$(now_ms) # (from the start: the abort comes right after MPI_Init)
     hosts_exec 1 "$credorun" --launch-agent "$agent" --iface ceth0 --timeout 60 --host credo-h1:2,credo-h2:2 \
         "$nodeaware" abort 3 5 >"$tmp/out" 2>"$tmp/err" &
     job=$!
-    spin_end 5 "^credorun: rank 3 on host credo-h2 called MPI_Abort with code 5"
+    wait "$job"
+    rc=$? t1=$(now_ms)
+    # timed from the moment rank 3 called MPI_Abort (its wall clock: the same on every test host)
+    t_fault=$(sed -nE 's/^nodeaware: rank 3 aborting at ([0-9]+) ms$/\1/p' "$tmp/out")
+    [ -n "$t_fault" ] || { fail "abort: rank 3 did not say when it aborted"; show; t_fault=$t1; }
+    ms=$((t1 - t_fault))
+    [ "$rc" = 5 ] || fail "abort: exit status $rc, expected 5"
+    [ "$ms" -le "$limit_ms" ] || fail "abort: the job took $ms ms to end after MPI_Abort (limit $limit_ms ms)"
+    grep -qE "^credorun: rank 3 on host credo-h2 called MPI_Abort with code 5" "$tmp/err" || { fail "abort: no line naming rank 3 on credo-h2"; show; }
+    [ "$(grep -c '^credorun: ' "$tmp/err")" -le 1 ] || fail "abort: more than one credorun line"
+    check_clean abort
+    all_ms=$(($(now_ms) - t_fault))
+    [ "$all_ms" -le "$limit_ms" ] || fail "abort: processes remained on some host until $all_ms ms after MPI_Abort"
+    echo "launch: abort: credorun ended $ms ms after MPI_Abort (exit $rc), every host clean by $all_ms ms"
     ;;
 fault-head)
     spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1

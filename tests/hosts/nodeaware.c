@@ -4,11 +4,13 @@
  * communicator holds exactly the ranks whose processor name is its own (in world order), and that it
  * sees every member's word of a shared window (written by the owner, read through
  * MPI_Win_shared_query). It prints "nodeaware: rank R host H node-size S ok" or a FAIL line on
- * stderr; exit 1 on any failure. "nodeaware abort R CODE": rank R calls MPI_Abort(CODE) instead. */
+ * stderr; exit 1 on any failure. "nodeaware abort R CODE": rank R prints "nodeaware: rank R aborting
+ * at T ms" (wall clock) and calls MPI_Abort(CODE) instead. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NAME_LEN 256
@@ -21,8 +23,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (argc > 3 && strcmp(argv[1], "abort") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
-        if (me == atoi(argv[2]))
+        if (me == atoi(argv[2])) {
+            /* the wall clock (the same on every test host), for the test to time the ending from */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            printf("nodeaware: rank %d aborting at %lld ms\n", me, (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+            fflush(stdout);
             MPI_Abort(MPI_COMM_WORLD, atoi(argv[3]));
+        }
         MPI_Barrier(MPI_COMM_WORLD); /* the others wait here until the job is ended */
         MPI_Finalize();
         return 0;
