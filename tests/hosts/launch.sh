@@ -227,8 +227,21 @@ placement)
     [ "$rc" = 1 ] || fail "barrier orphan: exit status $rc, expected 1"
     grep -qE "^credorun: rank 2 \(pid [0-9]+\) on host credo-h2 exited with code 0 while the others wait in a barrier" "$tmp/err" ||
         { fail "barrier orphan: no line naming rank 2 on credo-h2"; show; }
+    # an agent that hangs (a host that never answers ssh): the launch timeout ends the job, and the
+    # agent is ended with it
+    printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 60\n' "$tmp/hang.pid" >"$tmp/hang-agent"
+    chmod +x "$tmp/hang-agent"
+    t0=$(now_ms)
+    hosts_exec 1 "$credorun" --launch-agent "$tmp/hang-agent" --launch-timeout 1 --iface ceth0 \
+        --host credo-h1,credo-h2 -n 2 sh -c 'sleep 30' >"$tmp/out" 2>"$tmp/err"
+    rc=$? took_ms=$(($(now_ms) - t0))
+    [ "$rc" = 255 ] || fail "launch timeout: exit status $rc, expected 255"
+    grep -q "^credorun: host credo-h2 (rank 1): the proxy did not connect within 1 s" "$tmp/err" ||
+        { fail "launch timeout: no line naming credo-h2"; show; }
+    [ "$took_ms" -le 4000 ] || fail "launch timeout: the job took $took_ms ms (--launch-timeout 1)"
+    kill -0 "$(cat "$tmp/hang.pid")" 2>/dev/null && fail "launch timeout: the hanging agent is still there"
     check_clean placement
-    [ "$fails" -eq 0 ] && echo "launch: placement, environment, tag-output, exit status: OK"
+    [ "$fails" -eq 0 ] && echo "launch: placement, environment, tag-output, exit status, barrier orphan, launch timeout: OK"
     ;;
 fault-rank)
     spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
