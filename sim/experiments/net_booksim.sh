@@ -37,13 +37,18 @@ CFG
                     /unstable/ { un = 1 }
                     END { printf "booksim,%d,%d,%s,%s,%s,%.4f,%s,%.2f,%s,%d\n", k, n, tr, load, seed, acc, un ? "" : lat, cpu, cyc, !un }' \
                     "$TMP/log" >> "$CSV"
-                row=$(nice -n 19 "$CREDOSIM" net --quiet --csv - --topology "$(topo $k)" --routing ugal --traffic $tr \
-                      --load $load --seed $seed --lat-local 10 --lat-global 100 --window 1000 --warmup-min 3 --meas-min 10 \
-                      --max-cycles 60000 | tail -1)
-                echo "$row" | awk -F, -v k=$k -v n=$(nodes $k) -v tr=$tr -v load=$load -v seed=$seed '
-                    { st = $17 >= 0.95 * load; # past saturation the latency grows with the run: not reported
-                      printf "credosim,%d,%d,%s,%s,%s,%.4f,%s,%.2f,%s,%d\n", k, n, tr, load, seed, $17, st ? $26 : "", $33, $13, st }' >> "$CSV"
-                tail -2 "$CSV"
+                # credosim twice: its own UGAL (intermediate group, class VCs) and Booksim's (--ugal-booksim)
+                for variant in credosim credosim-bsugal; do
+                    extra=""
+                    [ $variant = credosim-bsugal ] && extra=--ugal-booksim
+                    row=$(nice -n 19 "$CREDOSIM" net --quiet --csv - --topology "$(topo $k)" --routing ugal $extra --traffic $tr \
+                          --load $load --seed $seed --lat-local 10 --lat-global 100 --window 1000 --warmup-min 3 --meas-min 10 \
+                          --max-cycles 60000 | tail -1)
+                    echo "$row" | awk -F, -v v=$variant -v k=$k -v n=$(nodes $k) -v tr=$tr -v load=$load -v seed=$seed '
+                        { st = $17 >= 0.95 * load; # past saturation the latency grows with the run: not reported
+                          printf "%s,%d,%d,%s,%s,%s,%.4f,%s,%.2f,%s,%d\n", v, k, n, tr, load, seed, $17, st ? $26 : "", $33, $13, st }' >> "$CSV"
+                done
+                tail -3 "$CSV"
             done
         done
     done
@@ -58,11 +63,13 @@ set xlabel 'offered load (flits/cycle/node)'
 set ylabel 'accepted (flits/cycle/node)'
 set key top left
 plot for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'booksim' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):7 with linespoints title 'Booksim2 '.t, \
-     for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'credosim' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):7 with linespoints dt 2 title 'credosim '.t
+     for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'credosim' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):7 with linespoints dt 2 title 'credosim '.t, \
+     for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'credosim-bsugal' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):7 with linespoints dt 3 title 'credosim --ugal-booksim '.t
 set ylabel 'average packet latency (cycles)'
 set logscale y
 plot for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'booksim' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):8 with linespoints title 'Booksim2 '.t, \
-     for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'credosim' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):8 with linespoints dt 2 title 'credosim '.t
+     for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'credosim' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):8 with linespoints dt 2 title 'credosim '.t, \
+     for [t in "uniform randperm"] 'booksim.csv' using (strcol(1) eq 'credosim-bsugal' && \$2 == $k && strcol(4) eq t ? \$5 : 1/0):8 with linespoints dt 3 title 'credosim --ugal-booksim '.t
 unset multiplot
 GP
     netplot "booksim_k$k.gp"
