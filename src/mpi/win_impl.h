@@ -169,7 +169,8 @@ int win_net_request(MPI_Win w, int t, int kind, MPI_Op op, const void *data, siz
                     int *granted);
 /* Put (write = 1) or Get of count elements of tdt at byte offset off of network target t's
  * window with RMA on its registered memory, packed the origin's side. 0, MPI_ERR_UNSUPPORTED_
- * OPERATION when the provider cannot (the caller then sends a request), or an MPI error class. */
+ * OPERATION when the provider cannot or the type would make many small pieces (the caller then
+ * sends a request), or an MPI error class. */
 int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt, MPI_Aint off);
 /* The same on a dynamic window (addr: the target's absolute address): RMA through the key of the
  * attached region that holds the footprint, looked up on demand and cached; MPI_ERR_UNSUPPORTED_

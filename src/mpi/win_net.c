@@ -682,6 +682,20 @@ out:
     return rc;
 }
 
+/* Whether RMA would cut count elements of tdt into too many small pieces: each is one operation
+ * and xofi_rma_sync keeps 16 in flight, while one request moves the packed bytes in a message (its
+ * rendezvous pulls 512 KiB chunks) and the target scatters them itself. Seen: mpit_rma_stress seed
+ * 4769200650747476208 at np 2 over loaded loopback TCP spent 20 s in its MPI_Win_create rounds with
+ * RMA for every type (large vectors of bytes: pieces of 1-4 bytes); the whole run took 1.5-2.1 s
+ * with requests for such types. RMA when there are at most 16 pieces, or they average 64 KiB or more. */
+static int fragmented(int count, MPI_Datatype tdt)
+{
+    if (tdt->flags & DT_F_DENSE)
+        return 0;
+    size_t pieces = (size_t)count * (size_t)tdt->nblocks, bytes = (size_t)count * tdt->size;
+    return pieces > 16 && bytes / pieces < ((size_t)64 << 10);
+}
+
 /* RMA of count elements of tdt whose element 0 starts at (base, key) of t's registered memory. */
 static int rma_at(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt,
                   uint64_t base, uint64_t key)
@@ -730,13 +744,15 @@ static int rma_at(MPI_Win w, int t, int write, void *packed, int count, MPI_Data
 
 int win_net_rma(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt, MPI_Aint off)
 {
+    if (fragmented(count, tdt))
+        return MPI_ERR_UNSUPPORTED_OPERATION;
     return rma_at(w, t, write, packed, count, tdt, w->peer[t].raddr + (uint64_t)off, w->peer[t].key);
 }
 
 int win_net_rma_dyn(MPI_Win w, int t, int write, void *packed, int count, MPI_Datatype tdt,
                     MPI_Aint addr)
 {
-    if (w->dyn == NULL || !xofi_win_keys_stable())
+    if (w->dyn == NULL || !xofi_win_keys_stable() || fragmented(count, tdt))
         return MPI_ERR_UNSUPPORTED_OPERATION;
     /* the bytes touched: [lo, lo + span) (check_target's arithmetic) */
     uint64_t lo = (uint64_t)addr + (uint64_t)tdt->true_lb, span = dt_span(tdt, (size_t)count);

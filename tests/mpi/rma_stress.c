@@ -1,5 +1,5 @@
 /* tests/mpi/rma_stress.c — randomized one-sided communication checked byte for byte: random
- * targets, sizes (up to half a MiB), datatypes (contiguous, vector, indexed, resized; origin
+ * targets, sizes (up to 1.5 MiB), datatypes (contiguous, vector, indexed, resized; origin
  * contiguous or strided), every operation kind and its request form, every synchronization (fence,
  * lock_all with flushes, per-operation shared or exclusive locks, PSCW), computation in between,
  * on MPI_Win_allocate, MPI_Win_create and dynamic windows. Every rank replays every operation in a
@@ -11,6 +11,9 @@
  * the total does not depend on the order either). Each base type has its own zone of every window,
  * so no bytes are ever read as another type (no NaNs from random bytes).
  *
+ * Sizes: most operations move up to 64 elements, some up to 4096, one in 20 a quarter to half of
+ * its zone (bytes: 768 KiB to 1.5 MiB, the other types 192 to 384 KiB).
+ *
  * Usage: mpit_rma_stress [seed [rounds per flavor]] (RMA_STRESS_SEED sets the seed too); a failure
  * prints the seed, which replays the run. With CREDO_STATS and CREDO_XPORT=ofi it also checks that
  * every peer is on the network transport and that the run sent packets over it. */
@@ -19,7 +22,8 @@
 
 #include "testutil.h"
 
-enum { W = 4 << 20, NZONE = 5, ZONE = W / NZONE / 64 * 64, MAX_OPS = 64, MAX_NB = 8 };
+/* Zones: the bytes' is 3 MiB (transfers beyond the network path's 1 MiB pieces), the others 768 KiB. */
+enum { BZONE = 3 << 20, ZONE = 768 << 10, NZONE = 5, W = BZONE + 4 * ZONE, MAX_OPS = 64, MAX_NB = 8 };
 enum { T_BYTE, T_INT, T_UINT, T_DOUBLE, T_2INT };
 enum { K_PUT, K_GET, K_ACC, K_GACC, K_FOP, K_CAS, K_SHARED, K_N };
 enum { S_CONTIG, S_VECTOR, S_INDEXED, S_RESIZED };
@@ -27,6 +31,8 @@ enum { E_FENCE, E_LOCKALL, E_LOCK, E_PSCW, E_N };
 enum { F_ALLOCATE, F_CREATE, F_DYNAMIC, F_N };
 
 static const size_t bsize[] = {1, 4, 4, 8, 8};
+static size_t zone_len(int z) { return z == 0 ? (size_t)BZONE : (size_t)ZONE; }
+static size_t zone_off(int z) { return z == 0 ? 0 : (size_t)BZONE + (size_t)(z - 1) * ZONE; }
 static MPI_Datatype btype(int b)
 {
     switch (b) {
@@ -89,8 +95,8 @@ static void init_window(unsigned char *w, int r)
 {
     memset(w, 0, W);
     for (int z = 0; z < NZONE; z++)
-        for (size_t i = 0; (i + 1) * bsize[z] <= (size_t)ZONE; i++)
-            init_elem(z, r, i, w + (size_t)z * ZONE + i * bsize[z]);
+        for (size_t i = 0; (i + 1) * bsize[z] <= zone_len(z); i++)
+            init_elem(z, r, i, w + zone_off(z) + i * bsize[z]);
 }
 
 /* Origin value k of an operation (any base element is a valid value of its type). */
@@ -213,7 +219,7 @@ static int gen_round(uint64_t *s, int epoch, op *ops, size_t (*cursor)[NZONE])
             o.mop = MPI_REPLACE;
         /* element count: mostly small, sometimes medium, now and then large */
         int sz = rn(s, 20);
-        size_t maxe = (size_t)ZONE / 2 / bsize[o.base];
+        size_t maxe = zone_len(o.base) / 2 / bsize[o.base];
         size_t n_el = sz < 15 ? 1 + (size_t)rn(s, 64) : sz < 19 ? 64 + (size_t)rn(s, 4096) : maxe / 2 + (size_t)rn(s, (int)(maxe / 2));
         if (o.kind == K_FOP || o.kind == K_CAS)
             n_el = 1;
@@ -230,7 +236,7 @@ static int gen_round(uint64_t *s, int epoch, op *ops, size_t (*cursor)[NZONE])
             o.count = (int)((n_el + per - 1) / per);
             n_el = (size_t)o.count * per;
             /* the footprint is up to ext/per bytes per element: keep it in half a zone */
-            while (o.count > 1 && (size_t)o.count * (size_t)o.ext > (size_t)ZONE / 2)
+            while (o.count > 1 && (size_t)o.count * (size_t)o.ext > zone_len(o.base) / 2)
                 o.count /= 2, n_el = (size_t)o.count * per;
         } else {
             o.count = (int)n_el;
@@ -240,10 +246,10 @@ static int gen_round(uint64_t *s, int epoch, op *ops, size_t (*cursor)[NZONE])
             continue;
         size_t fp = footprint(&o), *c = &cursor[o.target][o.base];
         size_t at = (*c + (size_t)rn(s, 64) + 7) & ~(size_t)7;
-        if (at + fp > (size_t)ZONE)
+        if (at + fp > zone_len(o.base))
             continue;
         *c = at + fp;
-        o.off = (size_t)o.base * ZONE + at;
+        o.off = zone_off(o.base) + at;
         ops[n++] = o;
     }
     /* one region every rank adds into */
@@ -252,14 +258,14 @@ static int gen_round(uint64_t *s, int epoch, op *ops, size_t (*cursor)[NZONE])
         size_t nel = 1 + (size_t)rn(s, 256);
         size_t *c = &cursor[t][T_UINT];
         size_t at = (*c + 7) & ~(size_t)7;
-        if (at + nel * 4 <= (size_t)ZONE) {
+        if (at + nel * 4 <= zone_len(T_UINT)) {
             *c = at + nel * 4;
             for (int r = 0; r < size; r++) {
                 op o;
                 memset(&o, 0, sizeof o);
                 o.origin = r, o.target = t, o.kind = K_SHARED, o.base = T_UINT, o.shape = S_CONTIG;
                 o.count = (int)nel, o.nelem = nel, o.mop = MPI_SUM, o.vseed = rnd(s);
-                o.lock_excl = rn(s, 2), o.off = (size_t)T_UINT * ZONE + at;
+                o.lock_excl = rn(s, 2), o.off = zone_off(T_UINT) + at;
                 ops[n++] = o;
             }
         }
