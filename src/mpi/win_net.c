@@ -737,6 +737,9 @@ static int rma_at(MPI_Win w, int t, int write, void *packed, int count, MPI_Data
         no_writes = 1;
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
+    if (rc == -EPIPE) /* p2p's operation failed: what p2p would do, it being unable to see it */
+        credo_abort(1, "the network transport failed during a one-sided operation with rank %d: %s", t,
+                    xofi_last_error());
     if (rc != 0)
         return fail(MPI_ERR_OTHER, "%s", xofi_last_error());
     return MPI_SUCCESS;

@@ -1363,10 +1363,18 @@ static int win_drive(int peer)
             w->busy = 0;
             return 0;
         }
-        /* p2p's: the same as its own progress would make of it (fatal) */
-        seterr(NULL, 0, "ofi: an operation failed during a one-sided transfer with rank %d: %s", peer,
-               fi_strerror(ee.err));
-        return -EIO;
+        /* p2p's, which it will never see: named as complete_err would, and -EPIPE, which the caller
+         * must treat as p2p treats a failed send or read (fatal) */
+        if (h && h->kind == OP_SEND)
+            seterr(NULL, 0, "ofi: a send of %zu B to rank %d failed: %s", ((sbuf *)h)->len, ((sbuf *)h)->dest,
+                   fi_strerror(ee.err));
+        else if (h && h->kind == OP_READ)
+            seterr(NULL, 0, "ofi: a read of %zu B from rank %d failed: %s", ((rop *)h)->len, ((rop *)h)->peer,
+                   fi_strerror(ee.err));
+        else
+            seterr(NULL, 0, "ofi: an operation failed during a one-sided transfer with rank %d: %s", peer,
+                   fi_strerror(ee.err));
+        return -EPIPE;
     }
     if (got < 0) {
         seterr(NULL, 0, "ofi: reading the completion queue failed: %s", fi_strerror((int)-got));

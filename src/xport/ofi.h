@@ -125,7 +125,9 @@ void xofi_win_dereg(xofi_win_mr *mr);
  * target's memory (FI_DELIVERY_COMPLETE), a read once it is in local. It drives the completion
  * queue itself and keeps what it reads for p2p in order for the next xofi_progress (which must not
  * run meanwhile: the caller holds the library lock). 0, or negative with xofi_last_error() naming
- * the rank; -ENOTSUP for writes when the provider has no delivery-complete writes. */
+ * the rank; -ENOTSUP for writes when the provider has no delivery-complete writes; -EPIPE when one
+ * of p2p's operations failed meanwhile (its error completion was read here, and p2p will not see
+ * it: fatal, as p2p's own progress would make it). */
 typedef struct xofi_rma_piece {
     void *local;
     size_t len;
