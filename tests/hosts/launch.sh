@@ -238,7 +238,9 @@ placement)
     [ "$rc" = 255 ] || fail "launch timeout: exit status $rc, expected 255"
     grep -q "^credorun: host credo-h2 (rank 1): the proxy did not connect within 1 s" "$tmp/err" ||
         { fail "launch timeout: no line naming credo-h2"; show; }
-    [ "$took_ms" -le 4000 ] || fail "launch timeout: the job took $took_ms ms (--launch-timeout 1)"
+    # (1 s of timeout, a tick, the kill; generous, as the machine may be loaded)
+    [ "$took_ms" -le 8000 ] || fail "launch timeout: the job took $took_ms ms (--launch-timeout 1)"
+    echo "launch: launch timeout (1 s): the job ended after $took_ms ms"
     kill -0 "$(cat "$tmp/hang.pid")" 2>/dev/null && fail "launch timeout: the hanging agent is still there"
     check_clean placement
     [ "$fails" -eq 0 ] && echo "launch: placement, environment, tag-output, exit status, barrier orphan, launch timeout: OK"

@@ -2766,8 +2766,12 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nkids; k++)
         link_close(&kids[k].c);
-    /* The agents end with their proxies; one that lingers (its host cut off) is ended. */
+    /* The agents end with their proxies; one that lingers (its host cut off) is ended, and one whose
+     * proxy never called (a host that does not answer) at once. */
     if (proxies) {
+        for (int id = 1; id <= nproxies; id++)
+            if (proxies[id].launched && !proxies[id].agent_reaped && !proxies[id].hello)
+                kill(-proxies[id].agent, SIGTERM);
         long long until = now_ms() + 1000;
         for (int pass = 0; pass < 3; pass++) {
             for (;;) {
