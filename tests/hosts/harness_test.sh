@@ -2,7 +2,9 @@
 # tests/hosts/harness_test.sh — the test-host harness itself (netns.sh, agent.sh): names, private
 # /dev/shm, no way out of the test subnet, the agent's clean login, link cuts, shaping, second rail, teardown.
 #
-# usage: harness_test.sh ; makes 2 hosts of its own with HOSTS_RAILS=2; 77 without namespaces.
+# usage: harness_test.sh [CREDORUN] ; makes 2 hosts of its own with HOSTS_RAILS=2; 77 without namespaces.
+# With CREDORUN, also a job across the two hosts without --iface (every address advertised), and one
+# with host 2's first rail cut, which its proxy reaches the head over the second one.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/netns.sh"
@@ -74,6 +76,19 @@ hosts_link 2 up
 for _ in $(seq 20); do [ "$(tcp 1 2 "$(hosts_ip 2)")" = ok ] && break; sleep 0.2; done
 [ "$(tcp 1 2 "$(hosts_ip 2)")" = ok ] || fail "no TCP to host 2 after its link came back"
 ok "hosts_link down cuts host 2 off, up restores it"
+
+# credorun without --iface: the head advertises the addresses of both rails, the proxy tries them in turn
+if [ -n "${1:-}" ]; then
+    out=$(hosts_exec 1 "$1" --launch-agent "$here/agent.sh" --host credo-h1,credo-h2 -n 2 sh -c 'echo "rank $PMI_RANK on $(hostname)"' 2>&1)
+    [ "$(echo "$out" | sort | tr '\n' ' ')" = "rank 0 on credo-h1 rank 1 on credo-h2 " ] ||
+        fail "credorun without --iface: got '$out'"
+    hosts_link 2 down # host 2's first rail: only the head's second address is reachable from there
+    out=$(hosts_exec 1 "$1" --launch-agent "$here/agent.sh" --host credo-h1,credo-h2 -n 2 sh -c 'echo "rank $PMI_RANK on $(hostname)"' 2>&1)
+    hosts_link 2 up
+    [ "$(echo "$out" | sort | tr '\n' ' ')" = "rank 0 on credo-h1 rank 1 on credo-h2 " ] ||
+        fail "credorun without --iface, host 2's first rail cut: got '$out'"
+    ok "credorun without --iface: every address advertised, the second rail used when the first is cut"
+fi
 
 # shaping: a tbf on host 2's link, and off again
 hosts_shape 2 20mbit || fail "hosts_shape 2 20mbit failed"
