@@ -22,8 +22,14 @@ int main(int argc, char **argv)
     int me, np;
     char host[MPI_MAX_PROCESSOR_NAME];
     int len;
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_REALTIME, &w0);
     MPI_Init(&argc, &argv);
+    clock_gettime(CLOCK_REALTIME, &w1);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (getenv("SPIN_TIMES")) /* (startup.sh: when each rank started and left MPI_Init, wall clock) */
+        printf("spin: rank %d init from %lld to %lld ms\n", me, (long long)w0.tv_sec * 1000 + w0.tv_nsec / 1000000,
+               (long long)w1.tv_sec * 1000 + w1.tv_nsec / 1000000);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Get_processor_name(host, &len);
     double limit = argc > 1 ? atof(argv[1]) : 30.0;
