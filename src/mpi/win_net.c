@@ -264,6 +264,16 @@ static void scatter_gather(const wn_hdr *h, const wn_blk *b, unsigned char *mem,
     }
 }
 
+/* fn runs once r is complete: now, or from progress as r's hook; upper is r's. */
+static void when_done(p2p_req *r, void *upper, p2p_complete_fn fn)
+{
+    r->upper = upper;
+    if (r->done)
+        fn(r);
+    else
+        r->on_complete = fn;
+}
+
 static void reply_sent(p2p_req *r)
 {
     free(r->upper);
@@ -285,11 +295,7 @@ static void reply(MPI_Win w, int src, uint32_t seq, int status, int granted, con
     if (p2p_isend(r, sizeof *r + len, job_of(w, src), WN_TAG_REP | (int)(seq & WN_SEQ_MASK),
                   w->comm->ctx, P2P_MODE_STANDARD, &s) != P2P_OK)
         credo_abort(MPI_ERR_NO_MEM, "one-sided request of rank %d: cannot send the answer", src);
-    s->upper = r;
-    if (s->done)
-        reply_sent(s);
-    else
-        s->on_complete = reply_sent;
+    when_done(s, r, reply_sent);
 }
 
 /* The lock word of this rank for origin src: 1 taken, 0 held by others. Never waits. */
@@ -436,11 +442,7 @@ static void expect(wn_pending *p, void *buf, size_t len, int tag)
                   p->w->comm->ctx, &r) != P2P_OK)
         credo_abort(MPI_ERR_NO_MEM, "one-sided request of rank %d: cannot post a receive", p->src);
     p->waiting++;
-    r->upper = p;
-    if (r->done)
-        part_arrived(r);
-    else
-        r->on_complete = part_arrived;
+    when_done(r, p, part_arrived);
 }
 
 /* A request's first message (len bytes in w->am_buf, from job rank job) arrived. */
