@@ -16,7 +16,7 @@
 #   fault-rank     a rank on host 2 SIGKILLed mid-job
 #   fault-proxy    host 2's proxy SIGKILLed mid-job
 #   fault-link     host 2's link cut (ip link set down) mid-job
-#   signal         SIGTERM to credorun mid-job
+#   signal         SIGTERM, then SIGINT (Ctrl-C) to credorun mid-job
 #   abort          rank 3 (host 2) calls MPI_Abort(5): exit status 5
 #                  Each fault: the job ends within 2 s (measured, printed) with one line naming the rank
 #                  or host and the cause, and no process or /dev/shm file is left on any host.
@@ -214,6 +214,11 @@ placement)
         [ "$(grep -c "^\[$r@credo-h$h\] line [123] of $r$" "$tmp/out")" = 3 ] || { fail "tag-output: rank $r's lines"; show; }
         grep -q "^\[$r@credo-h$h\] err $r$" "$tmp/err" || { fail "tag-output: rank $r's stderr line"; show; }
     done
+    # much output from a remote rank: every line, in order, none lost at the end
+    crun --host credo-h1:1,credo-h2:1 --tag-output sh -c '[ "$PMI_RANK" = 1 ] && seq 1 20000; true'
+    [ "$rc" = 0 ] || fail "output volume: exit status $rc"
+    [ "$(sed -n 's/^\[1@credo-h2\] //p' "$tmp/out" | tr '\n' ' ')" = "$(seq 1 20000 | tr '\n' ' ')" ] ||
+        fail "output volume: rank 1's 20000 lines did not arrive whole and in order ($(grep -c '^\[1@' "$tmp/out") lines)"
     # the worst rank's status, and one line naming rank and host
     crun --host credo-h1:2,credo-h2:2 sh -c 'sleep 0.3; [ "$PMI_RANK" = 3 ] && exit 7; exit 0'
     [ "$rc" = 7 ] || fail "exit status: $rc, expected 7 (rank 3's)"
@@ -273,11 +278,13 @@ fault-link)
     hosts_link 2 up
     ;;
 signal)
-    spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
-    head=$(pgrep -P "$job" -x credorun || echo "$job") # hosts_exec: nsenter execs credorun in place
-    t_fault=$(now_ms)
-    kill -TERM "$head"
-    spin_end 143 "^credorun: received SIGTERM, killing the job"
+    for sig in TERM INT; do # (INT: Ctrl-C at a terminal)
+        spin_start 4 --host credo-h1:2,credo-h2:2 || exit 1
+        head=$(pgrep -P "$job" -x credorun || echo "$job") # hosts_exec: nsenter execs credorun in place
+        t_fault=$(now_ms)
+        kill "-$sig" "$head"
+        spin_end $((128 + $(kill -l "$sig"))) "^credorun: received SIG$sig, killing the job"
+    done
     ;;
 abort)
     hosts_exec 1 "$credorun" --launch-agent "$agent" --iface ceth0 --timeout 60 --host credo-h1:2,credo-h2:2 \
