@@ -572,7 +572,7 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.fc_credits = strcmp(P.fc->name, "none") != 0;
     static const size_t eager[4] = {512, 3072, 0, 100};
     P.eager_limit = eager[cfg >> 6];
-    P.first_room = c->slot_size - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr);
+    P.first_room = c->slot_size - sizeof(mbox_slot_hdr) - sizeof(p2p_msg_hdr);
     P.copy_chunk = c->copy_chunk;
     P.cma_ok = (cfg >> 2) & 1;
     switch ((cfg >> 3) & 3) {
@@ -685,10 +685,10 @@ static int fz_packet(fz_in *in)
     uint8_t kind = kb < 0xf0 ? (uint8_t)(1 + kb % 13) : (uint8_t)(kb == 0xff ? g8(in) : 0);
     /* the peers' own view of their eager messages (the engine may not have polled them yet) */
     uint64_t *rem = src < (int)(sizeof fz_eager_left / sizeof fz_eager_left[0]) ? &fz_eager_left[src] : NULL;
-    if ((fz_avoid & FZ_AVOID_MIDWAY) && (kind == MBOX_PKT_EAGER || kind == MBOX_PKT_RTS) && rem && *rem)
-        kind = MBOX_PKT_EAGER_CONT;
+    if ((fz_avoid & FZ_AVOID_MIDWAY) && (kind == P2P_PKT_EAGER || kind == P2P_PKT_RTS) && rem && *rem)
+        kind = P2P_PKT_EAGER_CONT;
     uint8_t nsb = 1;
-    if (kind == MBOX_PKT_EAGER || kind == MBOX_PKT_EAGER_CONT)
+    if (kind == P2P_PKT_EAGER || kind == P2P_PKT_EAGER_CONT)
         nsb = g8(in);
     uint32_t ns = nsb ? nsb : 1;
     if (ns > cap) /* the engine refuses it; the writer could not write more than the ring anyway */
@@ -704,9 +704,9 @@ static int fz_packet(fz_in *in)
     memset(img, 0x5a, ss);
     unsigned char *pl = img + sizeof(mbox_slot_hdr);
     switch (kind) {
-    case MBOX_PKT_EAGER:
-    case MBOX_PKT_RTS: {
-        mbox_msg_hdr mh;
+    case P2P_PKT_EAGER:
+    case P2P_PKT_RTS: {
+        p2p_msg_hdr mh;
         mh.tag = g_tag(in);
         mh.ctx = g8(in) & 3;
         uint64_t len = g_len(in);
@@ -714,13 +714,13 @@ static int fz_packet(fz_in *in)
         mh.piggy = pb < 0xf0 ? pb & 3 : g16(in);
         uint8_t fb = g8(in);
         mh.flags = fb < 0xf0 ? fb & 1 : g16(in);
-        mbox_rts rd = {0, len, 0, 0};
-        if (kind == MBOX_PKT_RTS) {
+        p2p_rts rd = {0, len, 0, 0};
+        if (kind == P2P_PKT_RTS) {
             uint8_t a = g8(in);
             if (a < 0x80) /* into fz_peer_mem */
                 rd.addr = (uint64_t)(uintptr_t)fz_peer_mem + (uint64_t)(a & 0x3f) * 4096;
             else if (a < 0xc0) /* a prepushed unit */
-                rd.addr = MBOX_RTS_PREPUSHED | (uint64_t)(a & 0x3f) * (a & 0x40 ? 2 : 1);
+                rd.addr = P2P_RTS_PREPUSHED | (uint64_t)(a & 0x3f) * (a & 0x40 ? 2 : 1);
             else if (a < 0xe0) /* nowhere */
                 rd.addr = 0x1000 * (uint64_t)(a & 0x1f);
             else
@@ -730,48 +730,48 @@ static int fz_packet(fz_in *in)
         }
         mh.len = (uint32_t)len;
         memcpy(pl, &mh, sizeof mh);
-        if (kind == MBOX_PKT_EAGER && rem) {
+        if (kind == P2P_PKT_EAGER && rem) {
             size_t chunk = mbox_chunk_bytes(wm, FIRST_OFF, ns);
             *rem = mh.len > chunk ? mh.len - chunk : 0;
         }
         break;
     }
-    case MBOX_PKT_EAGER_CONT:
+    case P2P_PKT_EAGER_CONT:
         if (rem) {
             size_t chunk = mbox_chunk_bytes(wm, CONT_OFF, ns);
             *rem = *rem > chunk ? *rem - chunk : 0;
         }
         break;
-    case MBOX_PKT_FC_CREDIT:
-    case MBOX_PKT_FC_REQUEST:
-    case MBOX_PKT_FC_RESPONSE: {
+    case P2P_PKT_FC_CREDIT:
+    case P2P_PKT_FC_REQUEST:
+    case P2P_PKT_FC_RESPONSE: {
         uint8_t b = g8(in);
         uint32_t v = b < 0xf0 ? b : g32(in);
         memcpy(pl, &v, sizeof v);
         break;
     }
-    case MBOX_PKT_FIN:
-    case MBOX_PKT_CTS:
-    case MBOX_PKT_COPY_DATA:
-    case MBOX_PKT_COPY_ACK:
-    case MBOX_PKT_CANCEL:
-    case MBOX_PKT_CANCEL_ACK:
-    case MBOX_PKT_COPY_END: {
+    case P2P_PKT_FIN:
+    case P2P_PKT_CTS:
+    case P2P_PKT_COPY_DATA:
+    case P2P_PKT_COPY_ACK:
+    case P2P_PKT_CANCEL:
+    case P2P_PKT_CANCEL_ACK:
+    case P2P_PKT_COPY_END: {
         uint64_t w4[4];
         for (int k = 0; k < 4; k++)
             w4[k] = g_word(in, src);
         preq *s = src < P.size ? req_from_handle(w4[0], src) : NULL;
-        if (kind == MBOX_PKT_CTS && (fz_avoid & FZ_AVOID_CTS_LEN) && s && w4[2] > s->len)
+        if (kind == P2P_PKT_CTS && (fz_avoid & FZ_AVOID_CTS_LEN) && s && w4[2] > s->len)
             w4[2] = s->len;
         if ((fz_avoid & FZ_AVOID_FIN_STATE) && s && s->state != PREQ_SEND_WAIT_FIN) {
-            if (kind == MBOX_PKT_FIN)
+            if (kind == P2P_PKT_FIN)
                 w4[0] = 0;
-            if (kind == MBOX_PKT_CANCEL_ACK)
+            if (kind == P2P_PKT_CANCEL_ACK)
                 w4[1] = 0;
         }
-        if ((fz_avoid & FZ_AVOID_PP_UNITS) && (kind == MBOX_PKT_FIN || kind == MBOX_PKT_CANCEL_ACK)) {
-            uint64_t *first = &w4[kind == MBOX_PKT_FIN ? 1 : 2];
-            if (*first && *first - 1 + w4[kind == MBOX_PKT_FIN ? 2 : 3] > P.self.pp_nunits)
+        if ((fz_avoid & FZ_AVOID_PP_UNITS) && (kind == P2P_PKT_FIN || kind == P2P_PKT_CANCEL_ACK)) {
+            uint64_t *first = &w4[kind == P2P_PKT_FIN ? 1 : 2];
+            if (*first && *first - 1 + w4[kind == P2P_PKT_FIN ? 2 : 3] > P.self.pp_nunits)
                 *first = 0;
         }
         memcpy(pl, w4, sizeof w4);

@@ -17,10 +17,6 @@
 
 p2p_engine P;
 
-#define FIRST_OFF (sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr)) /* 24: payload offset in a first slot */
-#define CONT_OFF (sizeof(mbox_slot_hdr))                         /* 8: payload offset in other slots */
-#define MAX_CHUNK_SLOTS 255u                                      /* nslots is one byte */
-#define RTS_OFF (FIRST_OFF + sizeof(mbox_rts)) /* 56: a network RTS's first bytes of data follow its descriptor */
 #define POLL_BUDGET 64
 
 /* ------------------------------------------------------------------------------------------------
@@ -182,7 +178,7 @@ static void req_release(preq *r)
 
 /* Completion: status is final, run the upper layer's hook, then publish done. A send whose cancel
  * request is out is held back: the receiver's answer names it, so it must not be freed or reused
- * before that answer arrives, which then completes it (MBOX_PKT_CANCEL_ACK). */
+ * before that answer arrives, which then completes it (P2P_PKT_CANCEL_ACK). */
 static void req_complete(preq *r)
 {
     if (__builtin_expect(r->cancel_sent == CANCEL_OUT, 0)) {
@@ -324,9 +320,9 @@ static int stage_message(preq *s, uint32_t need)
     unsigned char *img = P.stage + ((size_t)k << P.self.slot_shift);
     mbox_slot_hdr *h = (mbox_slot_hdr *)img;
     h->src = (uint16_t)P.rank;
-    h->kind = MBOX_PKT_EAGER;
+    h->kind = P2P_PKT_EAGER;
     h->nslots = (uint8_t)need;
-    mbox_msg_hdr mh = {s->tag, s->ctx, (uint32_t)len, (uint16_t)P.fc->piggyback_take(P.fcs, (uint32_t)dest), 0};
+    p2p_msg_hdr mh = {s->tag, s->ctx, (uint32_t)len, (uint16_t)P.fc->piggyback_take(P.fcs, (uint32_t)dest), 0};
     memcpy(img + sizeof(mbox_slot_hdr), &mh, sizeof mh);
     if (need == 1) {
         credo_copy(img + FIRST_OFF, s->buf, len);
@@ -418,9 +414,9 @@ static void send_fc_ctrl_packets(void)
 {
     fc_ctrl c;
     while (P.fc->next_ctrl(P.fcs, &c)) {
-        uint8_t kind = c.kind == FC_CTRL_CREDIT    ? MBOX_PKT_FC_CREDIT
-                       : c.kind == FC_CTRL_REQUEST ? MBOX_PKT_FC_REQUEST
-                                                   : MBOX_PKT_FC_RESPONSE;
+        uint8_t kind = c.kind == FC_CTRL_CREDIT    ? P2P_PKT_FC_CREDIT
+                       : c.kind == FC_CTRL_REQUEST ? P2P_PKT_FC_REQUEST
+                                                   : P2P_PKT_FC_RESPONSE;
         write_fc_packet((int)c.peer, kind, c.value);
     }
 }
@@ -614,21 +610,21 @@ static int send_push(preq *s)
         P.st.data_packets_sent += got;
         unsigned char *first = mbox_slot(mb, idx);
         if (!s->started) {
-            mbox_msg_hdr mh;
+            p2p_msg_hdr mh;
             mh.tag = s->tag;
             mh.ctx = s->ctx;
             mh.len = (uint32_t)s->len;
-            mh.flags = s->mode == P2P_MODE_SYNC ? MBOX_MSG_SYNC : 0;
+            mh.flags = s->mode == P2P_MODE_SYNC ? P2P_MSG_SYNC : 0;
             mh.piggy = 0;
             if (P.fc_credits) {
                 uint32_t pg = P.fc->piggyback_take(P.fcs, (uint32_t)dest);
                 mh.piggy = (uint16_t)pg;
             }
             memcpy(first + sizeof(mbox_slot_hdr), &mh, sizeof mh);
-            mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? MBOX_PKT_RTS : MBOX_PKT_EAGER, (uint8_t)got);
+            mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? P2P_PKT_RTS : P2P_PKT_EAGER, (uint8_t)got);
             if (s->rndv && is_net(dest)) {
                 /* The receiver reads the buffer with RMA (net_pull_start): name its registration. */
-                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
+                p2p_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
                 if (s->len && !s->mr) {
                     int rc = xofi_mr_get(s->buf, s->len, &s->mr, &rd.key, &rd.addr);
                     if (rc)
@@ -642,11 +638,11 @@ static int send_push(preq *s)
                 if (in)
                     mbox_put_bytes(mb, idx, RTS_OFF, s->buf, in);
             } else if (s->rndv) {
-                mbox_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
+                p2p_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
                 int u = prepush_take(s->len);
                 if (u >= 0) {
                     credo_copy(P.self.pp_area + (size_t)u * P.self.pp_unit, s->buf, s->len);
-                    rd.addr = MBOX_RTS_PREPUSHED | (uint64_t)u;
+                    rd.addr = P2P_RTS_PREPUSHED | (uint64_t)u;
                     /* A standard send is complete once its data sits in the area (the FIN
                      * then only frees the units); a synchronous one still waits for the FIN. */
                     s->prepushed = 1;
@@ -656,7 +652,7 @@ static int send_push(preq *s)
                 memcpy(first + FIRST_OFF, &rd, sizeof rd);
             }
         } else {
-            mbox_fill_hdr(mb, idx, (uint16_t)P.rank, MBOX_PKT_EAGER_CONT, (uint8_t)got);
+            mbox_fill_hdr(mb, idx, (uint16_t)P.rank, P2P_PKT_EAGER_CONT, (uint8_t)got);
         }
         size_t bytes = 0;
         if (!s->rndv) {
@@ -703,10 +699,10 @@ static inline __attribute__((always_inline)) int write_one_slot(const void *buf,
         return 0; /* none scheme: ring full (no credit was taken) */
     mbox *mb = &P.peer[dest];
     unsigned char *slot = mbox_slot(mb, idx);
-    mbox_msg_hdr mh = {tag, ctx, (uint32_t)len, (uint16_t)piggy, 0};
+    p2p_msg_hdr mh = {tag, ctx, (uint32_t)len, (uint16_t)piggy, 0};
     memcpy(slot + sizeof(mbox_slot_hdr), &mh, sizeof mh);
     credo_copy(slot + FIRST_OFF, buf, len);
-    mbox_fill_hdr(mb, idx, (uint16_t)P.rank, MBOX_PKT_EAGER, 1);
+    mbox_fill_hdr(mb, idx, (uint16_t)P.rank, P2P_PKT_EAGER, 1);
     ring_post(dest, mb, idx, 1);
     /* Our next message most likely takes the next slot: ask for that line now, so its ownership
      * transfer overlaps the caller's work instead of stalling the next send's locked reservation
@@ -985,20 +981,20 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
     r->tag = tag;
     r->mlen = mlen;
     if (is_net(src)) {
-        if (raddr & MBOX_RTS_PREPUSHED) /* a network peer has no prepush area here */
+        if (raddr & P2P_RTS_PREPUSHED) /* a network peer has no prepush area here */
             protocol_error(src, "prepushed request-to-send over the network", raddr);
         if (n <= have) {
-            queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+            queue_answer(src, P2P_PKT_FIN, sreq, 0, 0, 0);
             recv_finish(r, src, tag, mlen);
             return;
         }
         net_pull_start(r, src, raddr, rkey, have, n, sreq);
         return;
     }
-    if (raddr & MBOX_RTS_PREPUSHED) {
+    if (raddr & P2P_RTS_PREPUSHED) {
         const mbox *pm = &P.peer[src];
         size_t unit = pm->pp_unit;
-        uint64_t u = raddr & ~MBOX_RTS_PREPUSHED, k = prepush_units(mlen, unit);
+        uint64_t u = raddr & ~P2P_RTS_PREPUSHED, k = prepush_units(mlen, unit);
         if (!unit || mlen > MBOX_PREPUSH_MAX || u + k > pm->pp_nunits || u % 64 + k > 64)
             credo_abort(1, "protocol error: prepushed message of %zu bytes at unit %llu from rank %d", mlen,
                         (unsigned long long)u, src);
@@ -1006,7 +1002,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
         P.st.rndv_prepushed++;
         /* FIN: a = the sender's request (0 once a standard send completed), b = first unit + 1,
          * c = units */
-        queue_answer(src, MBOX_PKT_FIN, sreq, u + 1, k, 0);
+        queue_answer(src, P2P_PKT_FIN, sreq, u + 1, k, 0);
         recv_finish(r, src, tag, mlen);
         return;
     }
@@ -1020,12 +1016,12 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
          (P.cma_idle && (!P.wait_depth || !atomic_load_explicit(&P.peer[src].ctl->in_wait, memory_order_relaxed)))) &&
         cma_copy(src, r->buf, raddr, n) == 0) {
         P.st.rndv_cma_pulls++;
-        queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+        queue_answer(src, P2P_PKT_FIN, sreq, 0, 0, 0);
         recv_finish(r, src, tag, mlen);
         return;
     }
     if (n == 0) {
-        queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+        queue_answer(src, P2P_PKT_FIN, sreq, 0, 0, 0);
         recv_finish(r, src, tag, mlen);
         return;
     }
@@ -1050,7 +1046,7 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     P.st.rndv_copies++;
     recv_activate(r, src);
     /* CTS: a = the sender's request, b = our record, c = bytes wanted */
-    queue_answer(src, MBOX_PKT_CTS, sreq, c->id, n, 0);
+    queue_answer(src, P2P_PKT_CTS, sreq, c->id, n, 0);
 }
 
 /* Our record of the copy from src that a packet names, or NULL. The list holds the copies in progress
@@ -1163,7 +1159,7 @@ static int copy_progress(void)
     int n = 0;
     /* a transfer the receiver took over before we started it (we were outside MPI) needs no chunk */
     while (j->staged == 0 && copy_taken_done(j)) {
-        copy_job_finish(j, MBOX_PKT_COPY_END);
+        copy_job_finish(j, P2P_PKT_COPY_END);
         n++;
         if (!(j = P.copy_head))
             return n;
@@ -1178,7 +1174,7 @@ static int copy_progress(void)
         j->half_busy[h] = 1;
         j->stage_ns = now_ns();
         /* COPY_DATA: a = receiver's copy_recv, b = offset, c = length, d = half */
-        queue_answer(j->dest, MBOX_PKT_COPY_DATA, j->rreq, j->staged, len, (uint64_t)h);
+        queue_answer(j->dest, P2P_PKT_COPY_DATA, j->rreq, j->staged, len, (uint64_t)h);
         j->staged += len;
         n++;
     }
@@ -1218,7 +1214,7 @@ static void copy_ack(int src, uint64_t seq, uint64_t half, size_t len, int taken
     j->acked += len;
     j->taken |= (uint8_t)taken;
     if (j->acked == j->total || (j->taken && !j->half_busy[0] && !j->half_busy[1]))
-        copy_job_finish(j, j->taken ? MBOX_PKT_COPY_END : 0);
+        copy_job_finish(j, j->taken ? P2P_PKT_COPY_END : 0);
     copy_progress();
 }
 
@@ -1231,7 +1227,7 @@ static int copy_taken_check(void)
     copy_job *j = P.copy_head;
     if (now_ns() - j->stage_ns < COPY_TAKEOVER_NS || !copy_taken_done(j))
         return 0;
-    copy_job_finish(j, MBOX_PKT_COPY_END);
+    copy_job_finish(j, P2P_PKT_COPY_END);
     copy_progress();
     return 1;
 }
@@ -1252,7 +1248,7 @@ static void on_eager(const mbox *mb, int src, uint64_t idx, uint32_t ns)
 {
     no_message_open(src);
     P.dq[src].rx_msgs++;
-    mbox_msg_hdr mh;
+    p2p_msg_hdr mh;
     memcpy(&mh, mbox_slot(mb, idx) + sizeof(mbox_slot_hdr), sizeof mh);
     if (mh.piggy && P.fc_credits) {
         P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
@@ -1279,7 +1275,7 @@ static void on_eager(const mbox *mb, int src, uint64_t idx, uint32_t ns)
         }
         return;
     }
-    if (mh.len > MBOX_EAGER_MAX) /* no correct sender makes an eager message longer (CREDO_EAGER_LIMIT) */
+    if (mh.len > P2P_EAGER_MAX) /* no correct sender makes an eager message longer (CREDO_EAGER_LIMIT) */
         protocol_error(src, "eager message longer than any eager limit", mh.len);
     uexp *u = malloc(sizeof *u + mh.len);
     if (!u)
@@ -1341,8 +1337,8 @@ static void on_rts(const mbox *mb, int src, uint64_t idx, uint32_t ns)
     no_message_open(src);
     P.dq[src].rx_msgs++;
     unsigned char *slot = mbox_slot(mb, idx);
-    mbox_msg_hdr mh;
-    mbox_rts rd;
+    p2p_msg_hdr mh;
+    p2p_rts rd;
     memcpy(&mh, slot + sizeof(mbox_slot_hdr), sizeof mh);
     memcpy(&rd, slot + FIRST_OFF, sizeof rd);
     if (mh.piggy && P.fc_credits) {
@@ -1389,12 +1385,12 @@ static void on_cancel_request(int src, uint64_t sreq)
     uexp *u;
     SLIST_REMOVE_FIRST(&P.uq[src], uexp, u, u->kind == UEXP_RTS && u->sreq == sreq);
     if (!u) {
-        queue_answer(src, MBOX_PKT_CANCEL_ACK, sreq, 0, 0, 0);
+        queue_answer(src, P2P_PKT_CANCEL_ACK, sreq, 0, 0, 0);
         return;
     }
     uint64_t first = 0, units = 0;
-    if (u->raddr & MBOX_RTS_PREPUSHED) {
-        first = (u->raddr & ~MBOX_RTS_PREPUSHED) + 1;
+    if (u->raddr & P2P_RTS_PREPUSHED) {
+        first = (u->raddr & ~P2P_RTS_PREPUSHED) + 1;
         units = prepush_units(u->len, P.peer[src].pp_unit);
     }
     if (u->held) {
@@ -1402,7 +1398,7 @@ static void on_cancel_request(int src, uint64_t sreq)
         fc_release(src, u->held);
     }
     free(u);
-    queue_answer(src, MBOX_PKT_CANCEL_ACK, sreq, 1, first, units);
+    queue_answer(src, P2P_PKT_CANCEL_ACK, sreq, 1, first, units);
 }
 
 static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
@@ -1410,7 +1406,7 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
     uint64_t w[4];
     memcpy(w, mbox_slot(mb, idx) + CONT_OFF, sizeof w);
     switch (kind) {
-    case MBOX_PKT_FIN: { /* a = our send request (or 0), b = first prepush unit + 1 (or 0), c = units */
+    case P2P_PKT_FIN: { /* a = our send request (or 0), b = first prepush unit + 1 (or 0), c = units */
         preq *s = w[0] ? req_from_handle(w[0], src) : NULL;
         if (w[0] && (!s || s->state != PREQ_SEND_WAIT_FIN || s->cancel_sent == CANCEL_OUT_FINISHED))
             protocol_error(src, "FIN for a send of this rank that waits for none", w[0]);
@@ -1429,7 +1425,7 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
         }
         break;
     }
-    case MBOX_PKT_CTS: { /* a = our send request, b = receiver request, c = bytes wanted */
+    case P2P_PKT_CTS: { /* a = our send request, b = receiver request, c = bytes wanted */
         preq *s = req_from_handle(w[0], src);
         if (!s || s->state != PREQ_SEND_WAIT_FIN || s->cancel_sent == CANCEL_OUT_FINISHED || w[2] == 0 ||
             w[2] > s->len)
@@ -1453,14 +1449,14 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
             copy_progress();
         break;
     }
-    case MBOX_PKT_COPY_DATA: { /* a = our copy_recv, b = offset, c = length, d = half */
+    case P2P_PKT_COPY_DATA: { /* a = our copy_recv, b = offset, c = length, d = half */
         copy_recv *c = copy_recv_find(src, w[0]);
         if (!c)
             protocol_error(src, "pipelined-copy chunk for a transfer this rank does not have", w[0]);
         fc_release(src, 1);
         /* COPY_ACK: a = half, b = length, c = 1 if we took the rest over (stage no more), d = transfer */
         if (!c->r) {
-            queue_answer(src, MBOX_PKT_COPY_ACK, w[3], w[2], 1, c->seq);
+            queue_answer(src, P2P_PKT_COPY_ACK, w[3], w[2], 1, c->seq);
             break;
         }
         peer_in_mpi(src); /* it staged this chunk: a takeover needs a new quiet streak */
@@ -1474,7 +1470,7 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
                         (unsigned long long)w[2], (unsigned long long)w[1], (unsigned long long)w[3], src);
         credo_copy(c->r->buf + w[1], stage + (size_t)w[3] * half_bytes, (size_t)w[2]);
         c->off += (size_t)w[2];
-        queue_answer(src, MBOX_PKT_COPY_ACK, w[3], w[2], 0, c->seq);
+        queue_answer(src, P2P_PKT_COPY_ACK, w[3], w[2], 0, c->seq);
         if (c->off == c->n) {
             preq *r = c->r;
             copy_recv_free(c);
@@ -1483,11 +1479,11 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
         }
         break;
     }
-    case MBOX_PKT_COPY_ACK:
+    case P2P_PKT_COPY_ACK:
         fc_release(src, 1);
         copy_ack(src, w[3], w[0], (size_t)w[1], (int)w[2]);
         break;
-    case MBOX_PKT_COPY_END: { /* a = our copy_recv, b = its number: no chunk follows */
+    case P2P_PKT_COPY_END: { /* a = our copy_recv, b = its number: no chunk follows */
         fc_release(src, 1);
         /* The sender may end a transfer that completed here (copy_taken_done: a later one's claim
          * told it we were done), whose record is gone: look it up, comparing without reading it. */
@@ -1500,11 +1496,11 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
             }
         break;
     }
-    case MBOX_PKT_CANCEL: /* a = the sender's request */
+    case P2P_PKT_CANCEL: /* a = the sender's request */
         fc_release(src, 1);
         on_cancel_request(src, w[0]);
         break;
-    case MBOX_PKT_CANCEL_ACK: { /* a = our send request, b = 1 if dropped, c = first prepush unit + 1, d = units */
+    case P2P_PKT_CANCEL_ACK: { /* a = our send request, b = 1 if dropped, c = first prepush unit + 1, d = units */
         preq *s = req_from_handle(w[0], src);
         fc_release(src, 1);
         if (!s || s->cancel_sent == CANCEL_NONE || s->state == PREQ_DONE ||
@@ -1538,11 +1534,11 @@ static void on_fc_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
 {
     uint32_t value;
     memcpy(&value, mbox_slot(mb, idx) + CONT_OFF, sizeof value);
-    uint8_t fck = kind == MBOX_PKT_FC_CREDIT ? FC_CTRL_CREDIT
-                  : kind == MBOX_PKT_FC_REQUEST ? FC_CTRL_REQUEST
+    uint8_t fck = kind == P2P_PKT_FC_CREDIT ? FC_CTRL_CREDIT
+                  : kind == P2P_PKT_FC_REQUEST ? FC_CTRL_REQUEST
                                                 : FC_CTRL_RESPONSE;
     P.fc->on_ctrl(P.fcs, (uint32_t)src, fck, value, 0);
-    if (kind != MBOX_PKT_FC_CREDIT)
+    if (kind != P2P_PKT_FC_CREDIT)
         P.fc->on_retrieved(P.fcs, (uint32_t)src, 1); /* requests and responses occupy data slots */
     fc_drain_soon();
 }
@@ -1552,18 +1548,18 @@ static inline __attribute__((always_inline)) void on_chunk(const mbox *mb, int s
                                                            uint32_t ns)
 {
     switch (kind) {
-    case MBOX_PKT_EAGER:
+    case P2P_PKT_EAGER:
         on_eager(mb, src, idx, ns);
         break;
-    case MBOX_PKT_EAGER_CONT:
+    case P2P_PKT_EAGER_CONT:
         on_eager_cont(mb, src, idx, ns);
         break;
-    case MBOX_PKT_RTS:
+    case P2P_PKT_RTS:
         on_rts(mb, src, idx, ns);
         break;
-    case MBOX_PKT_FC_CREDIT:
-    case MBOX_PKT_FC_REQUEST:
-    case MBOX_PKT_FC_RESPONSE:
+    case P2P_PKT_FC_CREDIT:
+    case P2P_PKT_FC_REQUEST:
+    case P2P_PKT_FC_RESPONSE:
         on_fc_packet(mb, src, kind, idx);
         break;
     default:
@@ -1710,7 +1706,7 @@ static void net_read_done(void *ctx, int status, void *arg)
     int src = q->src;
     uint64_t sreq = q->sreq;
     net_pull_free(q);
-    queue_answer(src, MBOX_PKT_FIN, sreq, 0, 0, 0);
+    queue_answer(src, P2P_PKT_FIN, sreq, 0, 0, 0);
     recv_finish(r, src, r->tag, r->mlen);
 }
 
@@ -1967,7 +1963,7 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
         if (held)
             fc_release(src, held);
         if (P.defer_pull_min && u->len >= P.defer_pull_min && r->len >= P.defer_pull_min && P.cma_ok &&
-            u->len >= P.cma_min && !(u->raddr & MBOX_RTS_PREPUSHED) && !is_net(src)) {
+            u->len >= P.cma_min && !(u->raddr & P2P_RTS_PREPUSHED) && !is_net(src)) {
             pull_defer(r, u);
             return;
         }
@@ -2133,7 +2129,7 @@ static int send_cancel(preq *s)
     case PREQ_SEND_WAIT_FIN:
         if (s->cancel_sent == CANCEL_NONE) {
             s->cancel_sent = CANCEL_OUT;
-            if (queue_ctrl(s->peer, MBOX_PKT_CANCEL, req_handle(s), 0, 0, 0) != 0) {
+            if (queue_ctrl(s->peer, P2P_PKT_CANCEL, req_handle(s), 0, 0, 0) != 0) {
                 s->cancel_sent = CANCEL_NONE;
                 return 0;
             }
@@ -2516,11 +2512,11 @@ static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t 
         uint64_t idx = P.head;
         if (mbox_ready(mb, idx)) {
             const mbox_slot_hdr *h = mbox_hdr(mb, idx);
-            if (h->kind != MBOX_PKT_EAGER || h->src != src)
+            if (h->kind != P2P_PKT_EAGER || h->src != src)
                 return 0;
             uint32_t ns = h->nslots ? h->nslots : 1;
             const unsigned char *slot = mbox_slot(mb, idx);
-            mbox_msg_hdr mh;
+            p2p_msg_hdr mh;
             memcpy(&mh, slot + sizeof(mbox_slot_hdr), sizeof mh);
             /* the chunk may start a longer message that flow control cut: then the general path */
             if (mh.ctx != ctx || (tag != P2P_ANY_TAG && mh.tag != tag) || mh.len > bytes ||

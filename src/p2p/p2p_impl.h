@@ -9,6 +9,7 @@
 #include "credo/stats.h"
 #include "fc/fc.h"
 #include "p2p/p2p.h"
+#include "p2p/p2p_proto.h"
 #include "xport/ofi.h"
 #include "xport/shm_mbox.h"
 

@@ -22,8 +22,6 @@ static char seg_name[200];
 #define POLL_FLUSH_BUDGET 64
 #define NET_SPIN_POLLS 200u
 #define NET_EAGER_AUTO_MAX ((size_t)16384)
-/* where a network RTS's data starts: slot header, message header, descriptor (p2p.c, RTS_OFF) */
-#define FIRST_OFF_RTS (sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr) + sizeof(mbox_rts))
 
 static void seg_name_of(char *buf, size_t len, int rank)
 {
@@ -190,7 +188,7 @@ static void net_limits(const fc_params *fp)
         half = 255;
     if (q > 255)
         q = 255;
-    P.rts_inline_max = mbox_chunk_bytes(&P.self, FIRST_OFF_RTS, half);
+    P.rts_inline_max = mbox_chunk_bytes(&P.self, RTS_OFF, half);
     if (P.rts_inline_max > P.rndv_chunk)
         P.rts_inline_max = P.rndv_chunk;
     /* auto: what the whole quota carries as one chunk, at most 16 KiB. A network eager message
@@ -201,7 +199,7 @@ static void net_limits(const fc_params *fp)
         P.net_eager_limit = credo_cfg.net_eager_limit;
         return;
     }
-    size_t quota = mbox_chunk_bytes(&P.self, sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr), q);
+    size_t quota = mbox_chunk_bytes(&P.self, FIRST_OFF, q);
     P.net_eager_limit = quota < NET_EAGER_AUTO_MAX ? quota : NET_EAGER_AUTO_MAX;
     if (P.net_eager_limit < credo_cfg.eager_limit)
         P.net_eager_limit = credo_cfg.eager_limit;
@@ -231,7 +229,7 @@ int p2p_init(void)
     if (bound < 2)
         bound = 2;
     P.eager_limit = credo_cfg.eager_limit;
-    P.first_room = credo_cfg.slot_size - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr);
+    P.first_room = credo_cfg.slot_size - sizeof(mbox_slot_hdr) - sizeof(p2p_msg_hdr);
     P.copy_chunk = credo_cfg.copy_chunk;
     P.cma_ok = credo_cfg.cma;
     P.cma_min = credo_cfg.cma_min;

@@ -14,9 +14,7 @@
 #include <unistd.h>
 
 _Static_assert(sizeof(mbox_slot_hdr) == 8, "slot header is 8 bytes");
-_Static_assert(sizeof(mbox_msg_hdr) == 16, "message header is 16 bytes, as in the thesis");
 _Static_assert(sizeof(mbox_ctl) == 4 * MBOX_CACHELINE, "control block is four cache lines");
-_Static_assert(8 + 16 + sizeof(mbox_rts) <= 64, "an RTS fits one 64-byte slot");
 
 static uint32_t log2u(uint32_t v)
 {

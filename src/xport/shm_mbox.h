@@ -21,50 +21,11 @@
 typedef struct mbox_slot_hdr {
     _Atomic uint32_t seq;
     uint16_t src;    /* sender's job rank */
-    uint8_t kind;    /* enum mbox_pkt_kind */
+    uint8_t kind;    /* the protocol's packet kind (p2p/p2p_proto.h): opaque to the mailbox */
     uint8_t nslots;  /* slots in this chunk (first slot of a chunk only) */
 } mbox_slot_hdr;
 
-enum mbox_pkt_kind {
-    MBOX_PKT_EAGER = 1,      /* first chunk of an eager message: msg header + payload */
-    MBOX_PKT_EAGER_CONT = 2, /* further chunk of the current eager message of that sender */
-    MBOX_PKT_RTS = 3,        /* rendezvous request-to-send: msg header + rndv descriptor */
-    MBOX_PKT_FIN = 4,        /* receiver finished pulling: completes the send request */
-    MBOX_PKT_CTS = 5,        /* receiver asks for the pipelined shm copy (CMA unavailable) */
-    MBOX_PKT_COPY_DATA = 6,  /* sender staged a chunk for the pipelined copy */
-    MBOX_PKT_COPY_ACK = 7,   /* receiver consumed a staged chunk */
-    MBOX_PKT_FC_CREDIT = 8,  /* flow control: explicit credit return (consumes no credit) */
-    MBOX_PKT_FC_REQUEST = 9, /* flow control: compulsory return request (dynamic) */
-    MBOX_PKT_FC_RESPONSE = 10, /* flow control: compulsory return response (dynamic) */
-    MBOX_PKT_CANCEL = 11,      /* sender cancels a rendezvous send whose request-to-send is out */
-    MBOX_PKT_CANCEL_ACK = 12,  /* receiver's answer: dropped unmatched (cancelled), or matched */
-    MBOX_PKT_COPY_END = 13,    /* sender ends a pipelined copy the receiver took over with CMA */
-};
 
-/* Message header in the first slot of EAGER and RTS chunks (16 bytes, as in the thesis' MPI header). */
-typedef struct mbox_msg_hdr {
-    int32_t tag;
-    uint32_t ctx;
-    uint32_t len;      /* total message bytes (RTS: low 32 bits; see rts descriptor) */
-    uint16_t piggy;    /* credits returned to the receiver of this message (flow control) */
-    uint16_t flags;
-} mbox_msg_hdr;
-
-#define MBOX_MSG_SYNC 0x1u /* RTS of a synchronous send */
-
-/* Rendezvous descriptor following the msg header in an RTS slot. */
-typedef struct mbox_rts {
-    uint64_t addr;   /* sender's buffer (its virtual address, for process_vm_readv), or
-                      * MBOX_RTS_PREPUSHED | unit: the sender already copied the message into
-                      * its segment's prepush area from that unit on, so the receiver copies it
-                      * from there and no CTS round trip is needed */
-    uint64_t len;    /* full length */
-    uint64_t sreq;   /* sender's request, echoed in FIN/CTS */
-    uint64_t key;    /* network peers: the registration key of the buffer at addr (0 in shared memory) */
-} mbox_rts;
-
-/* User-space addresses never have bit 63 set, so it marks a prepushed RTS. */
-#define MBOX_RTS_PREPUSHED (1ull << 63)
 /* The prepush area: up to MBOX_PREPUSH_UNITS units of at least MBOX_PREPUSH_MIN_UNIT bytes right
  * after the staging halves (to the end of the segment), owned by the segment's rank as a sender; a
  * message of up to MBOX_PREPUSH_MAX bytes takes ceil(len / unit) adjacent units within one group of
@@ -78,10 +39,6 @@ typedef struct mbox_rts {
 #define MBOX_PREPUSH_UNITS 512u
 #define MBOX_PREPUSH_MIN_UNIT ((size_t)1024)
 #define MBOX_PREPUSH_MAX ((size_t)131072)
-/* The longest eager message a sender may write (the cap of CREDO_EAGER_LIMIT, src/core/config.c):
- * a receiver refuses a longer one before it allocates for it. */
-#define MBOX_EAGER_MAX ((size_t)1 << 20)
-
 /* Shared control block at the start of each segment. Writers touch line `tail` (reservation and the
  * doorbell flag), only the owner writes line `head`. Separate lines keep writer traffic off the
  * owner's line and vice versa. */
