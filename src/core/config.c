@@ -298,7 +298,7 @@ int config_load(char *err, size_t errlen)
                 return refuse(v, text, err, errlen);
             c.rndv_chunk = num;
         } else if (strcmp(v->name, "CREDO_RNDV_WINDOW") == 0) {
-            if (num < 1 || num > 256)
+            if (num < 1 || num > 64) /* one bit per outstanding read (p2p_impl.h, NET_PULL_MAX_WINDOW) */
                 return refuse(v, text, err, errlen);
             c.rndv_window = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_PMI") == 0) {

@@ -20,23 +20,35 @@ p2p_engine P;
 #define POLL_BUDGET 64
 
 /* ------------------------------------------------------------------------------------------------
- * Transports. Chunks are written the same way whatever carries them: into the destination's ring
- * (shared memory), or into P.net_tx through the destination's private view (the network), where
- * every chunk starts at index 0 and ring_post sends the written slots as one packet. The slot and
- * message formats are the protocol's, so the receive side handles a network packet with the same
- * functions as its own ring, on a view of the packet (net_rx). */
+ * Transports. Chunks are written the same way whatever carries them: into the destination's view
+ * (xport/xport.h), which is its ring in shared memory or a private buffer the network transport sends
+ * as one packet. The slot and message formats are the protocol's (p2p_proto.h), so the receive side
+ * handles a network packet with the same functions as its own ring. A shared-memory peer is reached
+ * through shm.h's inline functions, every other through its table (the kernel's INDIRECT_CALL idiom:
+ * see shm.h). */
 
-static void net_send(int dest, uint32_t nslots);
-
-static inline int is_net(int dest)
+static inline int is_shm(int dest)
 {
-    return __builtin_expect(P.xp[dest] == XP_OFI, 0);
+    return __builtin_expect(P.xo[dest] == &xport_shm, 1);
+}
+
+/* The peer's segment is mapped here: prepush, the pipelined copy, CMA and the in_wait hint apply. */
+static inline int mapped(int dest)
+{
+    return __builtin_expect((P.xo[dest]->caps & XPORT_CAP_MAPPED) != 0, 1);
+}
+
+static __attribute__((noreturn, cold)) void xport_fatal(int peer, int rc, const char *what)
+{
+    const xport_ops *xo = peer >= 0 && peer < P.size && P.xo[peer] ? P.xo[peer] : P.xnet;
+    credo_abort(1, "%s rank %d over the %s transport failed (%d): %s", what, peer, xo ? xo->name : "?", rc,
+                xo ? xo->error() : "");
 }
 
 /* The eager limit towards dest: a network peer has its own (CREDO_NET_EAGER_LIMIT). */
 static inline size_t eager_limit_to(int dest)
 {
-    return is_net(dest) ? P.net_eager_limit : P.eager_limit;
+    return mapped(dest) ? P.eager_limit : P.net_eager_limit;
 }
 
 /* Bytes of a len-byte message that a network RTS of ns slots carries after its descriptor. */
@@ -46,24 +58,24 @@ static inline size_t net_rts_inline(const mbox *mb, size_t len, uint32_t ns)
     return len < room ? len : room;
 }
 
-/* Reserves n slots at dest once flow control granted them (shared memory: room is guaranteed). */
+/* Reserves n slots at dest once flow control granted them (room is guaranteed). */
 static inline uint64_t ring_reserve(int dest, mbox *mb, uint32_t n)
 {
-    if (is_net(dest))
-        return 0;
-    return mbox_reserve(mb, n);
+    if (is_shm(dest))
+        return xshm_reserve(mb, n);
+    return P.xo[dest]->reserve(mb, n);
 }
 
-/* Makes the chunk of ns slots at idx visible to dest: its first slot's release store and the
- * doorbell, or one network packet. */
+/* Makes the whole chunks in the ns slots at idx visible to dest (xport_ops.post). */
 static inline void ring_post(int dest, mbox *mb, uint64_t idx, uint32_t ns)
 {
-    if (is_net(dest)) {
-        net_send(dest, ns);
+    if (is_shm(dest)) {
+        xshm_post(mb, idx, ns);
         return;
     }
-    mbox_publish(mb, idx);
-    mbox_doorbell(mb);
+    int rc = P.xo[dest]->post(dest, mb, idx, ns);
+    if (rc < 0)
+        xport_fatal(dest, rc, "sending to");
 }
 
 static inline uint64_t now_ns(void)
@@ -241,9 +253,8 @@ static void stage_flush(void)
 {
     uint32_t nchunks = P.stage_nchunks;
     mbox *mb = &P.peer[P.stage_dest];
-    int net = is_net(P.stage_dest);
     uint32_t total = P.stage_n;
-    uint64_t idx = ring_reserve(P.stage_dest, mb, total);
+    uint64_t idx = ring_reserve(P.stage_dest, mb, total), idx0 = idx;
     P.stage_n = 0;
     P.stage_nchunks = 0;
     const uint32_t ss = mb->slot_size;
@@ -251,7 +262,7 @@ static void stage_flush(void)
     for (uint32_t c = 0; c < nchunks; c++) {
         uint32_t ns = P.stage_chunk_slots[c];
         /* slots after the first: payload, then a relaxed seq; the first slot's release store
-         * below publishes the whole chunk (as in send_push) */
+         * (ring_post) publishes the whole chunk (as in send_push) */
         for (uint32_t j = 1; j < ns; j++) {
             unsigned char *slot = mbox_slot(mb, idx + j);
             const unsigned char *img = P.stage + (size_t)(k + j) * ss;
@@ -268,15 +279,11 @@ static void stage_flush(void)
             memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), 64 - sizeof(uint32_t));
         else
             memcpy(slot + sizeof(uint32_t), img + sizeof(uint32_t), P.stage_used[k]);
-        if (!net)
-            mbox_publish(mb, idx);
         idx += ns;
         k += ns;
     }
-    if (net)
-        net_send(P.stage_dest, total); /* the whole batch: one packet of several chunks */
-    else
-        mbox_doorbell(mb);
+    /* the whole batch at once: one doorbell, or one packet of several chunks */
+    ring_post(P.stage_dest, mb, idx0, total);
     /* The requests complete only now, so Wait/Test on them also writes the batch. Completion hooks
      * may send (and stage) again: work on a copy of the list. */
     preq *done[256];
@@ -426,11 +433,19 @@ static void send_fc_ctrl_packets(void)
 static inline uint32_t reserve_slots(int dest, uint32_t n, uint64_t *idx)
 {
     mbox *mb = &P.peer[dest];
-    if (P.fc_credits || is_net(dest)) { /* the none scheme over the network: the provider buffers */
-        *idx = ring_reserve(dest, mb, n);
+    if (is_shm(dest)) {
+        if (P.fc_credits) {
+            *idx = xshm_reserve(mb, n);
+            return n;
+        }
+        return xshm_try_reserve(mb, n, &P.cached_head[dest], idx);
+    }
+    const xport_ops *xo = P.xo[dest];
+    if (P.fc_credits || !xo->try_reserve) { /* the none scheme over the network: the provider buffers */
+        *idx = xo->reserve(mb, n);
         return n;
     }
-    return mbox_try_reserve(mb, n, &P.cached_head[dest], idx);
+    return xo->try_reserve(mb, n, &P.cached_head[dest], idx);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -512,7 +527,7 @@ static inline int prepush_take(size_t len)
  * path, as the thesis' experiments (bench/fc, 2 KB messages of 37 slots) do. */
 static inline int stream_prepush(int dest, size_t bytes)
 {
-    if (is_net(dest))
+    if (!mapped(dest))
         return 0;
     dest_queue *q = &P.dq[dest];
     int streaming = q->rx_at_send == q->rx_msgs;
@@ -585,7 +600,7 @@ static int send_push(preq *s)
         size_t first_off = s->started ? CONT_OFF : FIRST_OFF;
         uint32_t need;
         size_t remaining = s->len - s->off;
-        if (s->rndv && is_net(dest)) /* the RTS carries the first chunk (seed 002) */
+        if (s->rndv && !mapped(dest)) /* the RTS carries the first chunk (seed 002) */
             need = mbox_slots_for(mb, RTS_OFF, s->len < P.rts_inline_max ? s->len : P.rts_inline_max);
         else if (s->rndv)
             need = 1;
@@ -622,14 +637,14 @@ static int send_push(preq *s)
             }
             memcpy(first + sizeof(mbox_slot_hdr), &mh, sizeof mh);
             mbox_fill_hdr(mb, idx, (uint16_t)P.rank, s->rndv ? P2P_PKT_RTS : P2P_PKT_EAGER, (uint8_t)got);
-            if (s->rndv && is_net(dest)) {
+            if (s->rndv && !mapped(dest)) {
                 /* The receiver reads the buffer with RMA (net_pull_start): name its registration. */
                 p2p_rts rd = {(uint64_t)(uintptr_t)s->buf, s->len, req_handle(s), 0};
                 if (s->len && !s->mr) {
-                    int rc = xofi_mr_get(s->buf, s->len, &s->mr, &rd.key, &rd.addr);
+                    int rc = P.xo[dest]->mr_get(s->buf, s->len, &s->mr, &rd.key, &rd.addr);
                     if (rc)
                         credo_abort(1, "rendezvous send of %zu bytes to rank %d: cannot register the buffer: %s",
-                                    s->len, dest, xofi_last_error());
+                                    s->len, dest, P.xo[dest]->error());
                 }
                 memcpy(first + FIRST_OFF, &rd, sizeof rd);
                 /* as many first bytes as the granted slots hold: the receiver derives the count
@@ -939,31 +954,22 @@ static __attribute__((noreturn)) void protocol_error(int src, const char *what, 
 
 static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, size_t n);
 
-/* Reads n bytes at `remote` in peer's address space into `local` with CMA, in as many calls as the
- * kernel needs (rndv_pull, copy_takeover). Returns -1, having read nothing, when the kernel refuses
+/* Reads n bytes at `remote` in peer's address space into `local` with the shared-memory transport's
+ * read (CMA) (rndv_pull, copy_takeover). Returns -1, having read nothing, when the kernel refuses
  * (P.cma_ok is then 0 and the pipelined copy serves from now on). Any other failure is fatal: the
  * permission check is the one the start-up probe passed. */
 static int cma_copy(int peer, void *local, uint64_t remote, size_t n)
 {
-    size_t done = 0;
-    while (done < n) {
-        struct iovec l = {(unsigned char *)local + done, n - done};
-        struct iovec rem = {(void *)(uintptr_t)(remote + done), n - done};
-        ssize_t got = process_vm_readv(P.pid[peer], &l, 1, &rem, 1, 0);
-        if (got > 0) {
-            done += (size_t)got;
-            continue;
-        }
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-            P.cma_ok = 0;
-            return -1;
-        }
-        credo_abort(1, "rendezvous from rank %d: process_vm_readv failed: %s", peer,
-                    got < 0 ? strerror(errno) : "no progress");
+    int rc = P.xo[peer]->read(peer, local, n, NULL, remote, 0, NULL);
+    if (rc == XPORT_READ_DONE)
+        return 0;
+    if (rc == -EPERM) {
+        if (credo_cfg.debug)
+            fprintf(stderr, "credo: rank %d: %s: using the pipelined shm copy\n", P.rank, P.xo[peer]->error());
+        P.cma_ok = 0;
+        return -1;
     }
-    return 0;
+    credo_abort(1, "rendezvous from rank %d: %s", peer, P.xo[peer]->error());
 }
 
 /* Receiver pulls a matched rendezvous message with one process_vm_readv per ~1 GiB, or asks for the
@@ -980,7 +986,7 @@ static void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, 
     r->peer = src;
     r->tag = tag;
     r->mlen = mlen;
-    if (is_net(src)) {
+    if (!mapped(src)) {
         if (raddr & P2P_RTS_PREPUSHED) /* a network peer has no prepush area here */
             protocol_error(src, "prepushed request-to-send over the network", raddr);
         if (n <= have) {
@@ -1345,7 +1351,7 @@ static void on_rts(const mbox *mb, int src, uint64_t idx, uint32_t ns)
         P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
         fc_drain_soon();
     }
-    size_t in = is_net(src) ? net_rts_inline(mb, (size_t)rd.len, ns) : 0;
+    size_t in = mapped(src) ? 0 : net_rts_inline(mb, (size_t)rd.len, ns);
     preq *r = posted_match(src, mh.tag, mh.ctx);
     if (r) {
         size_t take = clip(r, 0, in);
@@ -1416,7 +1422,7 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
         if (s && s->state == PREQ_SEND_WAIT_FIN)
             fin_wait_add(src, -1);
         if (s && s->mr) { /* the receiver read it all: the cache keeps the registration */
-            xofi_mr_put(s->mr);
+            P.xo[src]->mr_put(s->mr);
             s->mr = NULL;
         }
         if (s) {
@@ -1509,7 +1515,7 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
         int finished = s->cancel_sent == CANCEL_OUT_FINISHED; /* its FIN (or copy) came first */
         s->cancel_sent = CANCEL_NONE;
         if (w[1] && s->mr) { /* dropped unmatched: nobody reads the buffer any more */
-            xofi_mr_put(s->mr);
+            P.xo[src]->mr_put(s->mr);
             s->mr = NULL;
         }
         if (w[1]) {
@@ -1568,43 +1574,17 @@ static inline __attribute__((always_inline)) void on_chunk(const mbox *mb, int s
     }
 }
 
-static int poll_mailbox(void)
+/* One chunk a transport handed up: handled, then counted. */
+static inline __attribute__((always_inline)) void rx_chunk(const mbox *mb, int src, uint8_t kind, uint64_t idx,
+                                                           uint32_t ns)
 {
-    mbox *mb = &P.self;
-    int n = 0;
-    int outer = !P.in_poll;
-    P.in_poll = 1;
-    while (n < POLL_BUDGET) {
-        uint64_t idx = P.head;
-        if (!mbox_ready(mb, idx))
-            break;
-        mbox_slot_hdr *h = mbox_hdr(mb, idx);
-        uint32_t ns = h->nslots ? h->nslots : 1;
-        int src = h->src;
-        uint8_t kind = h->kind;
-        /* the two fields that index our tables (P.dq[src], the ring) are checked before any use */
-        if (__builtin_expect(src >= P.size || src == P.rank || ns > mb->mask + 1, 0))
-            protocol_error(src, "slot header naming a rank or a slot count out of range", ns);
-        /* In a stream the next chunk is usually written already: start its miss now, overlapped with
-         * handling this one, instead of after it. */
-        __builtin_prefetch(mbox_slot(mb, idx + ns), 0, 3);
-        /* Occupancy is sampled rarely: reading `tail` pulls the writers' line away from them, which a
-         * ping-pong or a stream would pay on every message. Every 16th chunk of a backlog (several
-         * chunks in one pass) and every 64th poll still catch the peaks of a flood. */
-        if (__builtin_expect((n & 15) == 1 || (++P.polled & 63) == 0, 0)) {
-            uint64_t occ = atomic_load_explicit(&mb->ctl->tail, memory_order_relaxed) - idx;
-            P.st.occupancy_samples++;
-            P.st.occupancy_sum += occ;
-            if (occ > P.st.peak_occupancy)
-                P.st.peak_occupancy = occ;
-        }
-        on_chunk(mb, src, kind, idx, ns);
-        P.st.packets_received += ns;
-        P.head = idx + ns;
-        /* release: writers that check ring room (none scheme) must see our reads of these slots done */
-        atomic_store_explicit(&mb->ctl->head, P.head, memory_order_release);
-        n++;
-    }
+    on_chunk(mb, src, kind, idx, ns);
+    P.st.packets_received += ns;
+}
+
+/* The end of a pass over arrivals: flow-control packets the pass queued go out now. */
+static inline void rx_pass_end(int outer)
+{
     if (outer) {
         P.in_poll = 0;
         if (P.fc_dirty) {
@@ -1612,60 +1592,30 @@ static int poll_mailbox(void)
             send_fc_ctrl_packets();
         }
     }
+}
+
+/* Our own ring (the shared-memory transport's receive side, inline: the receive hot path). */
+static int poll_mailbox(void)
+{
+    int outer = !P.in_poll;
+    P.in_poll = 1;
+    int n = xshm_poll(&P.self, P.rx, P.rank, P.size, POLL_BUDGET, rx_chunk);
+    if (__builtin_expect(n < 0, 0))
+        protocol_error(P.rx->bad_src, "slot header naming a rank or a slot count out of range", P.rx->bad_ns);
+    rx_pass_end(outer);
     return n;
 }
 
 /* ------------------------------------------------------------------------------------------------
- * The network transport's side of the engine: packets out and in, and the chunked pull. */
+ * The network side of the engine: chunks in from a transport's packets, and the chunked pull. */
 
-static void net_fatal(int rc, const char *what)
+/* A chunk from the network transport: the transport checked its framing and that it carries src;
+ * the protocol's own choice of transport for src must agree. */
+static void net_chunk(const mbox *mb, int src, uint8_t kind, uint64_t idx, uint32_t ns)
 {
-    credo_abort(1, "%s over the network transport failed (%d): %s", what, rc, xofi_last_error());
-}
-
-/* Sends the ns slots written at P.net_tx (ring_post, stage_flush) to dest as one packet. */
-static void net_send(int dest, uint32_t nslots)
-{
-    int rc = xofi_send(dest, P.net_tx, (size_t)nslots << P.self.slot_shift);
-    if (rc)
-        credo_abort(1, "sending to rank %d over the network transport failed: %s", dest, xofi_last_error());
-}
-
-/* A packet from the network: one or more chunks (a send batch), each exactly as it would sit in our
- * ring. Everything in it is checked before it is used: the length against whole slots, each chunk's
- * source against the peers the network carries and its slot count against what is left. */
-static void net_rx(const void *pkt, size_t len, void *arg)
-{
-    (void)arg;
-    const uint32_t shift = P.self.slot_shift;
-    if (len == 0 || (len & (((size_t)1 << shift) - 1)) || (len >> shift) > MAX_CHUNK_SLOTS)
-        credo_abort(1, "protocol error: a network packet of %zu bytes is not a whole number of %u-byte slots "
-                    "(at most %u)", len, P.self.slot_size, MAX_CHUNK_SLOTS);
-    /* A view of the packet as a ring that starts at index 0 and never wraps. */
-    mbox view = P.self;
-    view.slots = (unsigned char *)(uintptr_t)pkt;
-    view.mask = UINT32_MAX;
-    uint32_t total = (uint32_t)(len >> shift);
-    int outer = !P.in_poll;
-    P.in_poll = 1;
-    for (uint32_t idx = 0; idx < total;) {
-        const mbox_slot_hdr *h = mbox_hdr(&view, idx);
-        uint32_t ns = h->nslots ? h->nslots : 1;
-        int src = h->src;
-        if (src >= P.size || P.xp[src] != XP_OFI || ns > total - idx)
-            protocol_error(src < P.size ? src : -1, "network chunk naming a rank not reached over the network, "
-                           "or more slots than its packet", ns);
-        on_chunk(&view, src, h->kind, idx, ns);
-        P.st.packets_received += ns;
-        idx += ns;
-    }
-    if (outer) {
-        P.in_poll = 0;
-        if (P.fc_dirty) {
-            P.fc_dirty = 0;
-            send_fc_ctrl_packets();
-        }
-    }
+    if (__builtin_expect(P.xo[src] != P.xnet, 0))
+        protocol_error(src, "network chunk from a rank this rank reaches over shared memory", ns);
+    rx_chunk(mb, src, kind, idx, ns);
 }
 
 static void net_pull_issue(net_pull *q);
@@ -1681,27 +1631,25 @@ static void net_pull_free(net_pull *q)
     else
         P.npull_tail = q->prev;
     if (q->mr)
-        xofi_mr_put(q->mr);
+        P.xo[q->src]->mr_put(q->mr);
     free(q);
 }
 
 /* One read of a pull landed in the receive buffer: the next may go (the window moves at the pace of
  * our sink), and the last one ends the pull with the FIN. */
-static void net_read_done(void *ctx, int status, void *arg)
+static void net_read_done(void *ctx, int status)
 {
-    (void)arg;
-    net_pull *q = ctx;
+    net_read *rd = ctx;
+    net_pull *q = rd->q;
     if (status)
-        credo_abort(1, "rendezvous receive of %zu bytes from rank %d: a read failed (%s): the sender is gone?",
-                    q->n, q->src, xofi_last_error());
-    q->outstanding--;
+        credo_abort(1, "rendezvous receive of %llu bytes from rank %d: a read failed (%s): the sender is gone?",
+                    (unsigned long long)q->w.total, q->src, P.xo[q->src]->error());
+    q->busy &= ~((uint64_t)1 << (rd - q->reads));
     P.net_outstanding--;
-    if (q->issued < q->n) {
+    if (!rdrp_completed(&q->w, rd->len)) {
         net_pull_issue(q);
         return;
     }
-    if (q->outstanding)
-        return;
     preq *r = q->r;
     int src = q->src;
     uint64_t sreq = q->sreq;
@@ -1710,26 +1658,31 @@ static void net_read_done(void *ctx, int status, void *arg)
     recv_finish(r, src, r->tag, r->mlen);
 }
 
-/* Posts reads of the pull's next chunks while its window has room. */
+/* Posts reads of the pull's next chunks while its window has room (src/fc/rdrp.h). Each read has its
+ * own context (its slot in q->reads): completions may come in any order. */
 static void net_pull_issue(net_pull *q)
 {
-    while (q->issued < q->n && q->outstanding < P.rndv_window) {
-        size_t len = q->n - q->issued < P.rndv_chunk ? q->n - q->issued : P.rndv_chunk;
-        int rc = xofi_read(q->src, q->r->buf + q->issued, len, q->mr, q->raddr + q->issued, q->rkey, q);
+    uint64_t off;
+    uint32_t len;
+    while (rdrp_next(&q->w, &off, &len)) {
+        /* the window is at most NET_PULL_MAX_WINDOW (net_pull_start): a slot is free */
+        int i = __builtin_ctzll(~q->busy);
+        q->reads[i] = (net_read){q, len};
+        int rc = P.xo[q->src]->read(q->src, q->r->buf + off, len, q->mr, q->raddr + off, q->rkey, &q->reads[i]);
         if (rc == -EAGAIN) {
             P.npull_blocked = 1;
             return;
         }
-        if (rc)
-            credo_abort(1, "rendezvous receive of %zu bytes from rank %d: cannot post a read: %s", q->n, q->src,
-                        xofi_last_error());
-        q->issued += len;
-        q->outstanding++;
+        if (rc < 0)
+            credo_abort(1, "rendezvous receive of %llu bytes from rank %d: cannot post a read: %s",
+                        (unsigned long long)q->w.total, q->src, P.xo[q->src]->error());
+        rdrp_issued(&q->w, len);
+        q->busy |= (uint64_t)1 << i;
         P.net_outstanding++;
         P.nst.rndv_reads++;
         P.nst.rndv_read_bytes += len;
-        if (q->outstanding > P.nst.rndv_max_outstanding)
-            P.nst.rndv_max_outstanding = q->outstanding;
+        if (q->w.outstanding > P.nst.rndv_max_outstanding)
+            P.nst.rndv_max_outstanding = q->w.outstanding;
     }
 }
 
@@ -1739,12 +1692,13 @@ static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size
     net_pull *q = calloc(1, sizeof *q);
     if (!q)
         credo_abort(1, "out of memory starting a rendezvous receive from rank %d", src);
-    *q = (net_pull){.prev = P.npull_tail, .r = r, .src = src, .sreq = sreq, .raddr = raddr, .rkey = rkey, .n = n,
-                    .issued = have};
+    *q = (net_pull){.prev = P.npull_tail, .r = r, .src = src, .sreq = sreq, .raddr = raddr, .rkey = rkey};
+    uint32_t window = P.rndv_window < NET_PULL_MAX_WINDOW ? P.rndv_window : NET_PULL_MAX_WINDOW;
+    rdrp_init(&q->w, n, have, (uint32_t)P.rndv_chunk, window);
     uint64_t key, addr;
-    if (xofi_mr_get(r->buf + have, n - have, &q->mr, &key, &addr))
+    if (P.xo[src]->mr_get(r->buf + have, n - have, &q->mr, &key, &addr))
         credo_abort(1, "rendezvous receive of %zu bytes from rank %d: cannot register the buffer: %s", n, src,
-                    xofi_last_error());
+                    P.xo[src]->error());
     if (P.npull_tail)
         P.npull_tail->next = q;
     else
@@ -1755,11 +1709,18 @@ static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size
     net_pull_issue(q);
 }
 
+static const xport_upcalls net_upcalls = {net_chunk, net_read_done};
+
 static int net_progress(void)
 {
-    int n = xofi_progress(POLL_BUDGET, net_rx, net_read_done, NULL);
+    int outer = !P.in_poll;
+    P.in_poll = 1;
+    int n = P.xnet->progress(POLL_BUDGET, &net_upcalls);
+    rx_pass_end(outer);
+    if (n == -EPROTO)
+        credo_abort(1, "protocol error: %s", P.xnet->error());
     if (n < 0)
-        net_fatal(n, "progress");
+        credo_abort(1, "progress over the %s transport failed (%d): %s", P.xnet->name, n, P.xnet->error());
     if (P.npull_blocked) {
         P.npull_blocked = 0;
         for (net_pull *q = P.npull_head; q; q = q->next)
@@ -1963,7 +1924,7 @@ static inline __attribute__((always_inline)) void uexp_take(preq *r, uexp *u, in
         if (held)
             fc_release(src, held);
         if (P.defer_pull_min && u->len >= P.defer_pull_min && r->len >= P.defer_pull_min && P.cma_ok &&
-            u->len >= P.cma_min && !(u->raddr & P2P_RTS_PREPUSHED) && !is_net(src)) {
+            u->len >= P.cma_min && !(u->raddr & P2P_RTS_PREPUSHED) && mapped(src)) {
             pull_defer(r, u);
             return;
         }
@@ -2253,8 +2214,8 @@ static void net_sleep(uint32_t timeout_us, int locked)
      * needs the lock. The wake fd is what another thread of ours writes when it completed what a
      * sleeper may wait for (p2p_wake_sleeper, p2p_wake_local_sleepers): the completion queue stays
      * quiet for an event some other thread already took from it. */
-    int fd = xofi_wait_fd();
-    if (locked && fd >= 0 && !xofi_sleep_ok())
+    int fd = P.xnet->wait_fd();
+    if (locked && fd >= 0 && !P.xnet->sleep_ok())
         return; /* something is pending: progress again */
     struct pollfd pfd[2] = {{P.wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
     struct timespec ts = {timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000};
@@ -2324,7 +2285,7 @@ static void wait_step(p2p_waiter *w)
 {
     stage_settle();
     /* The spin loop's common case: nothing arrived and nothing of ours is queued. */
-    if (__builtin_expect(!mbox_ready(&P.self, P.head) && !P.nactive && !P.copy_head && !P.pull_head && !P.ncopy_recv &&
+    if (__builtin_expect(!mbox_ready(&P.self, P.rx->head) && !P.nactive && !P.copy_head && !P.pull_head && !P.ncopy_recv &&
                          !P.nnet,
                          1) &&
         w->idle_polls + 1 < P.spin_polls) {
@@ -2367,7 +2328,7 @@ static void wait_step(p2p_waiter *w)
     /* Nothing for a while: sleep on our doorbell. Short sleeps when we wait for room in someone
      * else's ring (nobody rings us for that) or for a pipelined copy. The bell is read before the
      * lock goes, so a thread that takes it and completes what we wait for cannot ring too early. */
-    uint64_t next = P.head;
+    uint64_t next = P.rx->head;
     uint32_t timeout_us = p2p_sleep_bound_us(1000);
     if (P.nnet) {
         if (timeout_us) /* 0: the provider has work pending */
@@ -2400,7 +2361,7 @@ void p2p_wake_local_sleepers(void)
 
 uint64_t p2p_next_arrival(void)
 {
-    return P.head;
+    return P.rx->head;
 }
 
 /* Sends waiting for ring room (none scheme) or a pipelined copy: nobody rings us for those, so
@@ -2409,7 +2370,7 @@ uint32_t p2p_sleep_bound_us(uint32_t idle_us)
 {
     /* Under the lock: arms the completion queue's fd for a sleep that follows without the lock (the
      * progress thread's p2p_doorbell_sleep), or says not to sleep when the provider has work. */
-    if (P.nnet && xofi_wait_fd() >= 0 && !xofi_sleep_ok())
+    if (P.nnet && P.xnet->wait_fd() >= 0 && !P.xnet->sleep_ok())
         return 0;
     return (P.nactive || P.copy_head || P.ncopy_recv) ? 100 : idle_us;
 }
@@ -2509,7 +2470,7 @@ static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t 
 {
     mbox *mb = &P.self;
     for (uint32_t spins = 0;; spins++) {
-        uint64_t idx = P.head;
+        uint64_t idx = P.rx->head;
         if (mbox_ready(mb, idx)) {
             const mbox_slot_hdr *h = mbox_hdr(mb, idx);
             if (h->kind != P2P_PKT_EAGER || h->src != src)
@@ -2532,9 +2493,9 @@ static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t 
                 P.fc->on_ctrl(P.fcs, (uint32_t)src, FC_CTRL_CREDIT, mh.piggy, 1);
             fc_release(src, ns);
             P.st.packets_received += ns;
-            P.head = idx + ns;
+            P.rx->head = idx + ns;
             /* release: see poll_mailbox */
-            atomic_store_explicit(&mb->ctl->head, P.head, memory_order_release);
+            atomic_store_explicit(&mb->ctl->head, P.rx->head, memory_order_release);
             P.in_poll = 0;
             if (P.fc_dirty) {
                 P.fc_dirty = 0;
@@ -2554,7 +2515,7 @@ static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t 
 int p2p_recv(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st)
 {
     stage_settle();
-    if (src >= 0 && src != P.rank && !is_net(src) && !P.posted_head && !P.uq[src].head && !P.rs[src].req &&
+    if (src >= 0 && src != P.rank && is_shm(src) && !P.posted_head && !P.uq[src].head && !P.rs[src].req &&
         !P.rs[src].ue && recv_direct(buf, bytes, src, tag, ctx, st))
         return 0;
     /* A blocking receive waits from its match on: say so before matching, so that a rendezvous

@@ -10,8 +10,9 @@
 #include "fc/fc.h"
 #include "p2p/p2p.h"
 #include "p2p/p2p_proto.h"
-#include "xport/ofi.h"
-#include "xport/shm_mbox.h"
+#include "fc/rdrp.h"
+#include "xport/shm.h"
+#include "xport/xport.h"
 
 enum preq_state {
     PREQ_FREE = 0,
@@ -51,7 +52,7 @@ typedef struct preq {
     uint64_t delay_t0; /* send: when it was first refused credits (0 = never) */
     uint32_t id;  /* index in P.req_tab, for life: peers name a request by (gen, id), never by address */
     uint32_t gen; /* bumped at every req_alloc (never 0), so a stale or replayed name is refused */
-    xofi_mr *mr;  /* send to a network peer: the registration its RTS named, until the FIN */
+    void *mr;     /* send to a network peer: the registration its RTS named, until the FIN */
 } preq;
 
 enum uexp_kind { UEXP_EAGER = 1, UEXP_RTS = 2, UEXP_SELF = 3 };
@@ -138,22 +139,26 @@ typedef struct copy_recv {
     uint64_t id;      /* its name in CTS and COPY_DATA: a number never reused, never its address */
 } copy_recv;
 
-/* Which transport carries a peer's packets (p2p_init decides, per destination). */
-enum { XP_SELF = 0, XP_SHM = 1, XP_OFI = 2 };
-
 /* Receiver-driven chunked rendezvous over the network (seed 002): the receiver reads the sender's
  * registered buffer in chunks of P.rndv_chunk bytes with at most P.rndv_window reads outstanding; a
- * chunk that landed releases the next read, so the pull runs at the pace of the receiver's sink. */
+ * chunk that landed releases the next read, so the pull runs at the pace of the receiver's sink. The
+ * window's book-keeping is src/fc/rdrp.h, the code credosim's model runs too. */
+#define NET_PULL_MAX_WINDOW 64 /* CREDO_RNDV_WINDOW's cap: one bit per outstanding read */
+struct net_pull;
+typedef struct net_read {
+    struct net_pull *q;
+    uint32_t len;
+} net_read;
 typedef struct net_pull {
     struct net_pull *next, *prev;
     preq *r;
     int src;
     uint64_t sreq;          /* the sender's request, echoed in the FIN */
     uint64_t raddr, rkey;   /* the sender's buffer as its RTS named it */
-    size_t n;               /* bytes to read */
-    size_t issued;          /* bytes whose reads are posted */
-    uint32_t outstanding;   /* reads posted, not completed */
-    xofi_mr *mr;            /* our receive buffer's registration (providers with FI_MR_LOCAL) */
+    rdrp_win w;             /* which bytes are read, which outstanding */
+    uint64_t busy;          /* bit i: reads[i] is posted */
+    void *mr;               /* our receive buffer's registration (providers with FI_MR_LOCAL) */
+    net_read reads[NET_PULL_MAX_WINDOW]; /* each read's context: completions come in any order */
 } net_pull;
 
 typedef struct p2p_engine {
@@ -161,12 +166,10 @@ typedef struct p2p_engine {
     const fc_ops *fc;
     fc_state *fcs;
     int fc_credits; /* 0 for the none scheme: ring room is checked against the owner's head */
-    mbox self;
-    mbox *peer;          /* [size]; peer[rank] unused */
-    pid_t *pid;          /* [size] */
+    mbox self;           /* our own mailbox (the shared-memory transport's receive ring) */
+    xshm_rx *rx;         /* its receive side: the next slot to read, occupancy samples (xport/shm.h) */
+    mbox *peer;          /* [size] each peer's view: where chunks for it are written; peer[rank] unused */
     uint64_t *cached_head; /* [size], none scheme */
-    uint64_t head;       /* next slot to read in our own mailbox */
-    uint64_t polled;
     preq *posted_head, *posted_tail;
     uexp_list *uq;       /* [size] */
     uint64_t uexp_seq;
@@ -228,15 +231,13 @@ typedef struct p2p_engine {
     int in_poll;        /* inside a mailbox pass: flow-control packets are sent at its end */
     int fc_dirty;       /* source of the last unsuccessful probe (-2 = none), for the spill rule */
     credo_fc_stats st;
-    /* Transports: P.xp[r] says which one carries rank r; P.nnet counts the network peers. A network
-     * peer's P.peer[r] is a private view whose slots are P.net_tx: chunks are written there exactly as
-     * into a shared-memory ring, then sent as one packet (ring_post). */
-    uint8_t *xp;            /* [size] XP_* */
+    /* Transports: P.xo[r] carries rank r (xport/xport.h), P.xnet is the one other than shared memory in
+     * use (NULL: none), P.nnet counts the peers it carries. */
+    const xport_ops **xo;   /* [size] */
+    const xport_ops *xnet;
     int *node;              /* [size] each rank's node, numbered by its lowest rank (p2p_node_of) */
     int nnet;
     int wake_fd;            /* eventfd: wakes this process's threads asleep in net_sleep */
-    unsigned char *net_tx;  /* MAX_CHUNK_SLOTS slots, cache-line aligned */
-    mbox_ctl net_ctl;       /* the views' control block: never shared, its tail is never used */
     net_pull *npull_head, *npull_tail; /* network pulls in progress */
     int npull_blocked;      /* a read was refused (-EAGAIN): retry issuing at the next progress */
     size_t rndv_chunk;      /* CREDO_RNDV_CHUNK */
