@@ -49,6 +49,7 @@
 
 #include "core/core.h"
 #include "p2p/p2p_impl.h"
+#include "xport/ofi.h" /* the libfabric layer the harness stands in for */
 
 /* ------------------------------------------------------------------------------------------------
  * What p2p.c gets instead of libc's allocator and clock */
@@ -145,20 +146,36 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts)
 #undef realloc
 #undef free
 #undef clock_gettime
+/* The shared-memory transport too, for its state (the peers' pids for CMA reads, our ring's
+ * receive side), which the harness sets up as xport_shm.open and connect would. */
+#include "../src/xport/shm.c"
 
 /* ------------------------------------------------------------------------------------------------
- * The network transport as the engine sees it (P2P_FUZZ_NET): packets sent vanish, registrations
- * succeed, a posted read completes at the next progress pass (its ctx handed back, as the real
- * transport does), nothing arrives but what fz_packet hands net_rx. */
+ * libfabric as the network transport's table (xport/ofi_ops.c, the real one) sees it
+ * (P2P_FUZZ_NET): packets sent vanish, registrations succeed, a posted read completes at the next
+ * progress pass (its ctx handed back, as the real transport does), nothing arrives but the packet
+ * fz_packet leaves in fz_rx_pkt, which the next progress hands to the table's receive path: its
+ * framing check, then the engine's chunk handlers. */
 enum { FZ_READS = 1024 };
 static void *fz_read_ctx[FZ_READS];
 static int fz_nreads;
+static const unsigned char *fz_rx_pkt;
+static size_t fz_rx_len;
+int xofi_open(const xofi_params *p, char *err, size_t errlen) { return 0; }
+int xofi_card(char *buf, size_t len) { return snprintf(buf, len, "fz") < 0 ? -1 : 0; }
+int xofi_connect(int rank, const char *card, char *err, size_t errlen) { return rank == 1 ? 0 : -EINVAL; }
+void xofi_close(void) {}
 int xofi_send(int dest, const void *pkt, size_t len)
 {
     return dest == 1 && len > 0 ? 0 : -EINVAL;
 }
 int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg)
 {
+    if (fz_rx_pkt && on_rx) {
+        const unsigned char *pkt = fz_rx_pkt;
+        fz_rx_pkt = NULL;
+        on_rx(pkt, fz_rx_len, arg);
+    }
     int n = fz_nreads;
     void *ctx[FZ_READS];
     memcpy(ctx, fz_read_ctx, (size_t)n * sizeof *ctx);
@@ -329,8 +346,7 @@ static int fz_block_left;           /* yields a blocking call may still make (fz
 static unsigned char *fz_block_buf; /* its buffer */
 static unsigned char fz_peer_mem[256 << 10]; /* what RTS addresses point into for CMA reads */
 static _Alignas(64) unsigned char fz_stage[32 * 128];
-static _Alignas(64) unsigned char fz_net_tx[255 * 4096]; /* P.net_tx: MAX_CHUNK_SLOTS of the largest slot */
-static unsigned char *fz_pkt; /* the packet net_rx reads, allocated to its exact length; kept reachable
+static unsigned char *fz_pkt; /* the packet the transport's receive path reads, of its exact length; kept reachable
                                * (freed at the next packet) when the engine aborts in the middle */
 
 static void fz_on_complete(p2p_req *req)
@@ -488,8 +504,9 @@ static uint64_t g_word(fz_in *in, int src)
 
 static int fz_n; /* ranks of the current world */
 /* P2P_FUZZ_NET=1: peer 1 is on the network transport. Its chunks arrive as network packets through
- * net_rx (the length of the packet drawn from the input too), the others through the ring; what the
- * engine sends to it goes to the transport's stand-in, whose refusal ends the input like an abort. */
+ * the transport's receive path (the packet's length drawn from the input too), the others through
+ * the ring; what the engine sends to it goes to the transport's stand-in, whose refusal ends the
+ * input like an abort. */
 static int fz_net;
 static uint64_t fz_eager_left[4]; /* bytes of each peer's current eager message not yet written */
 
@@ -594,7 +611,6 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.spin_polls = 1;
     int n = c->nranks;
     P.peer = fz_calloc((size_t)n, sizeof *P.peer);
-    P.pid = fz_calloc((size_t)n, sizeof *P.pid);
     P.cached_head = fz_calloc((size_t)n, sizeof *P.cached_head);
     P.uq = fz_calloc((size_t)n, sizeof *P.uq);
     P.rs = fz_calloc((size_t)n, sizeof *P.rs);
@@ -603,13 +619,13 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.held_src = fz_calloc((size_t)n, sizeof *P.held_src);
     P.active_from = fz_calloc((size_t)n, sizeof *P.active_from);
     P.fin_wait = fz_calloc((size_t)n, sizeof *P.fin_wait);
-    P.xp = fz_calloc((size_t)n, sizeof *P.xp);
+    P.xo = fz_calloc((size_t)n, sizeof *P.xo);
     P.node = fz_calloc((size_t)n, sizeof *P.node);
-    for (int r = 1; r < n; r++)
-        P.xp[r] = fz_net && r == 1 ? XP_OFI : XP_SHM;
+    for (int r = 0; r < n; r++)
+        P.xo[r] = fz_net && r == 1 ? &xport_ofi : &xport_shm;
     if (fz_net) {
         P.nnet = 1;
-        P.net_tx = fz_net_tx;
+        P.xnet = &xport_ofi;
         P.net_eager_limit = P.eager_limit ? 4 * P.eager_limit : 1024;
         P.rts_inline_max = 1024;
         P.rndv_chunk = 4096;
@@ -633,8 +649,22 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.prepush_words = (unsigned)((nunits + 63) / 64);
     for (size_t u = 0; u < nunits; u++)
         P.prepush_free[u / 64] |= (uint64_t)1 << (u % 64);
+    /* the shared-memory transport's state, as its open and connects leave it */
+    S.rank = 0;
+    S.size = n;
+    S.self = &P.self;
+    S.pid = fz_calloc((size_t)n, sizeof *S.pid);
+    S.ctl = NULL;
     for (int r = 0; r < n; r++)
-        P.pid[r] = getpid(); /* CMA reads of any peer read this process */
+        S.pid[r] = getpid(); /* CMA reads of any peer read this process */
+    S.rx = (xshm_rx){0};
+    S.cma_ok = P.cma_ok;
+    P.rx = &S.rx;
+    if (fz_net) {
+        xport_params xp = {.rank = 0, .size = n, .slot_size = P.self.slot_size, .bound = W->bound};
+        if (xport_ofi.open(&xp, err, sizeof err) || xport_ofi.connect(1, "fz", &P.peer[1], err, sizeof err))
+            fz_die("the network transport's table", err);
+    }
     P.st.mailbox_slots = W->bound;
 }
 
@@ -642,6 +672,10 @@ static void fz_engine_teardown(void)
 {
     if (P.fcs)
         P.fc->destroy(P.fcs);
+    if (fz_net)
+        xport_ofi.close();
+    fz_rx_pkt = NULL;
+    S.pid = NULL; /* fz_free_all frees it */
     memset(&P, 0, sizeof P);
     fz_free_all(); /* every request, queue entry, copy record and table the engine held */
     for (int k = 0; k < FZ_NREQ; k++) {
@@ -694,10 +728,10 @@ static int fz_packet(fz_in *in)
     if (ns > cap) /* the engine refuses it; the writer could not write more than the ring anyway */
         ns = cap;
     /* room: the owner reads every ready chunk, so progress makes some unless it is stuck */
-    for (int tries = 0; atomic_load(&wm->ctl->tail) + ns - P.head > cap; tries++) {
-        uint64_t h = P.head;
+    for (int tries = 0; atomic_load(&wm->ctl->tail) + ns - P.rx->head > cap; tries++) {
+        uint64_t h = P.rx->head;
         p2p_progress();
-        if (P.head == h && tries > 8)
+        if (P.rx->head == h && tries > 8)
             return 0;
     }
     unsigned char img[4096];
@@ -798,7 +832,9 @@ static int fz_packet(fz_in *in)
         free(fz_pkt);
         fz_pkt = malloc(plen ? plen : 1); /* exact size: ASan sees any read past it */
         memcpy(fz_pkt, pkt, plen);
-        net_rx(fz_pkt, plen, NULL);
+        fz_rx_pkt = fz_pkt;
+        fz_rx_len = plen;
+        net_progress(); /* the transport's framing check, then the engine's handlers */
         free(fz_pkt);
         fz_pkt = NULL;
         return 1;
@@ -1039,6 +1075,8 @@ static void fz_run(fz_in *in)
             break;
         case 13: { /* a peer's shared words: its in_wait flag, or its copy done word for us */
             int r = 1 + g8(in) % (fz_n - 1);
+            if (!mapped(r)) /* a network peer shares no words with us */
+                break;
             if (op & 0x80)
                 atomic_store(&P.peer[r].copy_done[0], g_word(in, r));
             else

@@ -964,8 +964,6 @@ static int cma_copy(int peer, void *local, uint64_t remote, size_t n)
     if (rc == XPORT_READ_DONE)
         return 0;
     if (rc == -EPERM) {
-        if (credo_cfg.debug)
-            fprintf(stderr, "credo: rank %d: %s: using the pipelined shm copy\n", P.rank, P.xo[peer]->error());
         P.cma_ok = 0;
         return -1;
     }
@@ -1411,6 +1409,13 @@ static void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
 {
     uint64_t w[4];
     memcpy(w, mbox_slot(mb, idx) + CONT_OFF, sizeof w);
+    /* The pipelined copy and prepush live in mapped segments: a peer reached otherwise can have
+     * neither (its view has no staging halves, no done words), so such packets from it are refused
+     * before they could reach for them. */
+    if (__builtin_expect(!mapped(src), 0) &&
+        (kind == P2P_PKT_CTS || kind == P2P_PKT_COPY_DATA || kind == P2P_PKT_COPY_ACK || kind == P2P_PKT_COPY_END ||
+         (kind == P2P_PKT_FIN && w[1]) || (kind == P2P_PKT_CANCEL_ACK && w[2])))
+        protocol_error(src, "pipelined-copy or prepush packet from a peer without a mapped segment", kind);
     switch (kind) {
     case P2P_PKT_FIN: { /* a = our send request (or 0), b = first prepush unit + 1 (or 0), c = units */
         preq *s = w[0] ? req_from_handle(w[0], src) : NULL;

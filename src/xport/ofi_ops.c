@@ -15,6 +15,7 @@ static struct {
     mbox_ctl tx_ctl;     /* the views' control block: never shared, never read */
     uint8_t *peer;       /* [size] 1: connected over the network */
     const xport_upcalls *up;
+    int rx_bad;          /* a received packet failed the framing check: progress reports -EPROTO */
     char err[256];
 } N;
 
@@ -24,6 +25,8 @@ static int ofi_open(const xport_params *p, char *err, size_t errlen)
 {
     N.rank = p->rank;
     N.size = p->size;
+    N.rx_bad = 0;
+    N.err[0] = 0;
     N.slot_size = p->slot_size;
     N.slot_shift = 0;
     while ((1u << N.slot_shift) < p->slot_size)
@@ -104,18 +107,16 @@ static int ofi_read(int peer, void *local, size_t len, void *local_mr, uint64_t 
  * is checked before anything is handed up: whole slots, each chunk's source a peer this transport
  * carries, its slot count within what is left of the packet. A packet that fails is a peer speaking
  * another protocol or a corrupted stream: nothing in it is delivered and the error names it. */
-static int rx_bad;
-
 static void ofi_rx(const void *pkt, size_t len, void *arg)
 {
     (void)arg;
-    if (rx_bad)
+    if (N.rx_bad)
         return;
     const uint32_t shift = N.slot_shift;
     if (len == 0 || (len & (((size_t)1 << shift) - 1)) || (len >> shift) > MAX_SLOTS) {
         snprintf(N.err, sizeof N.err, "a network packet of %zu bytes is not a whole number of %u-byte slots "
                  "(at most %u)", len, N.slot_size, MAX_SLOTS);
-        rx_bad = 1;
+        N.rx_bad = 1;
         return;
     }
     mbox view = {.ctl = &N.tx_ctl, .slots = (unsigned char *)(uintptr_t)pkt, .slot_size = N.slot_size,
@@ -128,7 +129,7 @@ static void ofi_rx(const void *pkt, size_t len, void *arg)
         if (src >= N.size || !N.peer[src] || ns > total - idx) {
             snprintf(N.err, sizeof N.err, "a network chunk from rank %d of %u slots in a packet of %u: %s", src, ns,
                      total, src >= N.size || !N.peer[src] ? "no such network peer" : "longer than its packet");
-            rx_bad = 1;
+            N.rx_bad = 1;
             return;
         }
         N.up->chunk(&view, src, h->kind, idx, ns);
@@ -146,7 +147,7 @@ static int ofi_progress(int budget, const xport_upcalls *up)
 {
     N.up = up;
     int n = xofi_progress(budget, up ? ofi_rx : NULL, up ? ofi_read_done : NULL, NULL);
-    if (rx_bad)
+    if (N.rx_bad)
         return -EPROTO;
     if (n < 0)
         snprintf(N.err, sizeof N.err, "%s", xofi_last_error());
@@ -170,7 +171,7 @@ static int ofi_sleep_ok(void)
 
 static const char *ofi_error(void)
 {
-    return N.err[0] && rx_bad ? N.err : xofi_last_error();
+    return N.err[0] && N.rx_bad ? N.err : xofi_last_error();
 }
 
 static void ofi_disconnect(int rank, mbox *view)
@@ -188,7 +189,6 @@ static void ofi_close(void)
     free(N.peer);
     N.tx = NULL;
     N.peer = NULL;
-    rx_bad = 0;
 }
 
 const xport_ops xport_ofi = {
