@@ -50,7 +50,7 @@ void p2p_mem_released(const void *base, size_t len)
 
 int p2p_pid(int job_rank)
 {
-    return xshm_pid(job_rank);
+    return (int)P.pid[job_rank];
 }
 
 /* This rank's node, as transports see it: the kernel's boot id and the identity of /dev/shm. Ranks
@@ -237,6 +237,7 @@ int p2p_init(void)
     P.active_from = calloc((size_t)n, sizeof *P.active_from);
     P.fin_wait = calloc((size_t)n, sizeof *P.fin_wait);
     P.xo = calloc((size_t)n, sizeof *P.xo);
+    P.pid = calloc((size_t)n, sizeof *P.pid);
     P.node = calloc((size_t)n, sizeof *P.node);
     P.rndv_chunk = credo_cfg.rndv_chunk;
     P.rndv_window = credo_cfg.rndv_window;
@@ -254,7 +255,7 @@ int p2p_init(void)
             return -1;
         }
     }
-    if (!P.held_src || !P.active_from || !P.fin_wait || !P.peer || !P.cached_head || !P.uq || !P.rs || !P.dq ||
+    if (!P.held_src || !P.active_from || !P.fin_wait || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq ||
         !P.active || !P.xo || !P.node) {
         fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
         return -1;
@@ -272,6 +273,7 @@ int p2p_init(void)
         return -1;
     }
     P.rx = xshm_rx_state();
+    P.pid[P.rank] = getpid();
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
     net_limits(&fp);
     size_t nunits = P.self.pp_nunits;
@@ -288,7 +290,7 @@ int p2p_init(void)
         node_id(node, sizeof node);
         host_name(host, sizeof host);
         snprintf(key, sizeof key, "credo.card.%d", P.rank);
-        snprintf(val, sizeof val, "%s:%s", node, host);
+        snprintf(val, sizeof val, "%d:%s:%s", (int)getpid(), node, host);
         char shm_card[128];
         if (xport_shm.card(shm_card, sizeof shm_card) || boot_put(key, val)) {
             fprintf(stderr, "credo: rank %d: business-card exchange failed\n", P.rank);
@@ -308,12 +310,14 @@ int p2p_init(void)
             if (r == P.rank)
                 continue;
             snprintf(key, sizeof key, "credo.card.%d", r);
-            if (boot_get(r, key, val, sizeof val)) {
+            int pid, used = 0;
+            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%n", &pid, &used) < 1 || !used) {
                 fprintf(stderr, "credo: rank %d: no business card from rank %d\n", P.rank, r);
                 free(nodes);
                 goto fail;
             }
-            snprintf(peer_node, sizeof peer_node, "%s", val);
+            P.pid[r] = pid;
+            snprintf(peer_node, sizeof peer_node, "%s", val + used);
             char *colon = strchr(peer_node, ':');
             snprintf(peer_host, sizeof peer_host, "%s", colon ? colon + 1 : "?");
             if (colon)
@@ -354,9 +358,13 @@ int p2p_init(void)
             if (net_open(n, bound))
                 goto fail;
         }
+        int nshm = 0;
         for (int r = 0; r < n; r++)
-            if (r != P.rank && P.xo[r] == &xport_shm && connect_peer(&xport_shm, r))
-                goto fail;
+            if (r != P.rank && P.xo[r] == &xport_shm) {
+                if (connect_peer(&xport_shm, r))
+                    goto fail;
+                nshm++;
+            }
         /* Everybody connected everything: the transports may drop what start-up needed (the shared
          * segments' names, so nothing is left behind after a crash). */
         if (boot_fence()) {
@@ -366,7 +374,7 @@ int p2p_init(void)
         xport_shm.ready();
         if (P.xnet)
             P.xnet->ready();
-        if (P.cma_ok && !xshm_cma_ok()) {
+        if (P.cma_ok && nshm && !xshm_cma_ok()) { /* probed on a shared-memory peer, if there is one */
             if (credo_cfg.debug)
                 fprintf(stderr, "credo: rank %d: %s: using the pipelined shm copy\n", P.rank, xport_shm.error());
             P.cma_ok = 0;
@@ -536,6 +544,7 @@ void p2p_finalize(void)
     if (P.fcs)
         P.fc->destroy(P.fcs);
     free(P.peer);
+    free(P.pid);
     free(P.cached_head);
     free(P.uq);
     free(P.rs);
