@@ -41,7 +41,7 @@ stress-long: build
 # libFuzzer (fuzz/README.md), two targets built with clang into $(FUZZ_BUILD) and run one after the
 # other for FUZZ_SECONDS each (CI: make fuzz FUZZ_SECONDS=30) from the committed seeds: the GOAL text
 # reader (new inputs to $(FUZZ_BUILD)/corpus, a crash to $(FUZZ_BUILD)/crash-*) and the packets the
-# p2p progress engine parses (src/p2p/p2p.c over the real mailbox and flow control; new inputs to
+# p2p progress engine parses (src/p2p/p2p_*.c over the real mailbox and flow control; new inputs to
 # $(FUZZ_BUILD)/corpus-p2p_wire, a crash to $(FUZZ_BUILD)/p2p_wire-crash-*). A crash fails the target.
 # P2P_FUZZ_AVOID names reported p2p findings the second target's peers step around (fuzz/README.md).
 FUZZ_SECONDS ?= 600

@@ -9,7 +9,7 @@
  * mapped again with mbox_attach, as p2p_init does), credo_abort (it longjmps back here: ending the
  * job with "protocol error: ..." is the right answer to a bad packet), the clock (a virtual one the
  * input advances, so the pipelined-copy takeover's 50 us rules are reproducible) and malloc/free of
- * p2p.c (counted, so everything the engine holds is freed between inputs, and an input that makes
+ * the engine (counted, so everything the engine holds is freed between inputs, and an input that makes
  * it hold more than FZ_LIVE_MAX bytes is reported as an allocation without bound).
  *
  * An input is one configuration byte (world, CMA, rendezvous path, send batching, eager limit) and
@@ -55,7 +55,7 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts);
 #include "xport/ofi.h" /* the libfabric layer the harness stands in for */
 
 /* ------------------------------------------------------------------------------------------------
- * What p2p.c gets instead of libc's allocator and clock */
+ * What the engine gets instead of libc's allocator and clock */
 
 #define FZ_LIVE_MAX ((size_t)256 << 20)
 
@@ -213,7 +213,7 @@ int xofi_sleep_ok(void) { return 1; }
 const char *xofi_last_error(void) { return "the fuzz harness's transport"; }
 
 /* ------------------------------------------------------------------------------------------------
- * The environment p2p.c needs from the layers above it */
+ * The environment the engine needs from the layers above it */
 
 credo_runtime credo_rt;
 static jmp_buf fz_jmp;

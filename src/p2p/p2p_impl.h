@@ -90,7 +90,7 @@ typedef struct ctrl_item {
     uint64_t a, b, c, d;
 } ctrl_item;
 
-/* Stream prepush (p2p.c): eager messages of more than STREAM_PREPUSH_MIN bytes sent back to back to
+/* Stream prepush (p2p_rndv.c): eager messages of more than STREAM_PREPUSH_MIN bytes sent back to back to
  * one peer go with prepush, as long as the eager limit is at most STREAM_PREPUSH_EAGER_MAX. From 209 B
  * on it also raised the message rate, but it cost bidirectional bandwidth below 385 B
  * (docs/ARCHITECTURE.md, stream prepush). */
@@ -130,7 +130,7 @@ typedef struct copy_job {
 } copy_job;
 
 /* Pipelined-copy rendezvous, receiver side: one record per transfer, named in the CTS and in every
- * COPY_DATA, so it outlives the receive when the receiver takes the rest over with CMA (p2p.c,
+ * COPY_DATA, so it outlives the receive when the receiver takes the rest over with CMA (p2p_rndv.c,
  * copy_takeover): it then only acknowledges the chunks still coming, until the sender's COPY_END. */
 typedef struct copy_recv {
     struct copy_recv *next, *prev;
@@ -202,7 +202,7 @@ typedef struct p2p_engine {
     int cma_ok;
     size_t cma_min;      /* rendezvous messages below this size take the pipelined copy even with CMA */
     int cma_idle;        /* ... unless their sender is not waiting inside MPI (CREDO_CMA_MIN=auto) */
-    size_t stream_min;   /* eager messages above this size may go with prepush in a stream (p2p.c) */
+    size_t stream_min;   /* eager messages above this size may go with prepush in a stream (p2p_rndv.c) */
     size_t eager_limit;
     size_t first_room;   /* payload bytes of a one-slot message (slot size - 24) */
     uint32_t spin_polls;

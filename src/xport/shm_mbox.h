@@ -103,7 +103,7 @@ typedef struct mbox {
 } mbox;
 
 /* Copy done words: a pipelined copy from sender s to receiver r needs both progress engines; when s
- * stops calling MPI in the middle, r reads the rest from s's buffer with CMA (p2p.c, copy_takeover).
+ * stops calling MPI in the middle, r reads the rest from s's buffer with CMA (p2p_rndv.c, copy_takeover).
  * copy_done[s] in r's segment is then the number of the latest transfer from s that r took over and
  * read completely (both sides number r's CTSs to s, which s serves in order; 0: none). Only r writes
  * it, with release, after its read; s reads it with acquire and may then complete that send and every
