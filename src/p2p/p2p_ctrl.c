@@ -166,11 +166,7 @@ void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx)
         j->total = (size_t)w[2];
         j->seq = ++P.dq[src].cts_got;
         j->dest = src;
-        if (P.copy_tail)
-            P.copy_tail->next = j;
-        else
-            P.copy_head = j;
-        P.copy_tail = j;
+        LIST_APPEND(P.copy_head, P.copy_tail, j);
         if (P.copy_head == j)
             copy_progress();
         break;

@@ -242,7 +242,8 @@ typedef struct p2p_engine {
     const xport_ops *xnet;
     int *node;              /* [size] each rank's node, numbered by its lowest rank (p2p_node_of) */
     int nnet;
-    int wake_fd;            /* eventfd: wakes this process's threads asleep in net_sleep */
+    int wake_fd;            /* xshm_wake_fd(): wakes this process's threads asleep in net_sleep, rung
+                             * by our other threads and by shared-memory peers' doorbells */
     net_pull *npull_head, *npull_tail; /* network pulls in progress */
     int npull_blocked;      /* a read was refused (-EAGAIN): retry issuing at the next progress */
     size_t rndv_chunk;      /* CREDO_RNDV_CHUNK */
@@ -263,6 +264,28 @@ extern p2p_engine P __attribute__((visibility("hidden")));
  * functions and the inline helpers of the hot paths. */
 
 #define P2P_HIDDEN __attribute__((visibility("hidden")))
+
+/* The engine's lists: node unlinked from a doubly linked list kept as (head, tail); node (its next
+ * already NULL, its prev set where the list has one) appended to a list kept as (head, tail). */
+#define DLIST_UNLINK(head, tail, node)                                                             \
+    do {                                                                                           \
+        if ((node)->prev)                                                                          \
+            (node)->prev->next = (node)->next;                                                     \
+        else                                                                                       \
+            (head) = (node)->next;                                                                 \
+        if ((node)->next)                                                                          \
+            (node)->next->prev = (node)->prev;                                                     \
+        else                                                                                       \
+            (tail) = (node)->prev;                                                                 \
+    } while (0)
+#define LIST_APPEND(head, tail, node)                                                              \
+    do {                                                                                           \
+        if (tail)                                                                                  \
+            (tail)->next = (node);                                                                 \
+        else                                                                                       \
+            (head) = (node);                                                                       \
+        (tail) = (node);                                                                           \
+    } while (0)
 
 P2P_HIDDEN __attribute__((noreturn, cold)) void xport_fatal(int peer, int rc, const char *what);
 P2P_HIDDEN __attribute__((noinline, cold)) preq *req_new(void);
@@ -562,14 +585,7 @@ static inline void fin_wait_add(int peer, int d)
 
 static inline void posted_remove(preq *r)
 {
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        P.posted_head = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    else
-        P.posted_tail = r->prev;
+    DLIST_UNLINK(P.posted_head, P.posted_tail, r);
 }
 
 /* Unlinks node from a singly linked list that keeps head and tail, given its predecessor (NULL when

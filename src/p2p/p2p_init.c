@@ -138,11 +138,6 @@ static int net_open(int n, uint32_t bound)
         fprintf(stderr, "credo: rank %d: the network transport cannot start: %s\n", P.rank, err);
     if (publish_card(xo, rc == 0))
         return -1;
-    P.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (P.wake_fd < 0) {
-        fprintf(stderr, "credo: rank %d: eventfd: %s\n", P.rank, strerror(errno));
-        return -1;
-    }
     for (int r = 0; r < n; r++) {
         if (r == P.rank || P.xo[r] != xo)
             continue;
@@ -273,6 +268,7 @@ int p2p_init(void)
         return -1;
     }
     P.rx = xshm_rx_state();
+    P.wake_fd = xshm_wake_fd();
     P.pid[P.rank] = getpid();
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
     net_limits(&fp);
@@ -519,8 +515,6 @@ void p2p_finalize(void)
     if (P.xnet)
         P.xnet->close();
     xport_shm.close();
-    if (P.wake_fd >= 0)
-        close(P.wake_fd);
     free(P.xo);
     free(P.node);
     for (int s = 0; s < P.size; s++)

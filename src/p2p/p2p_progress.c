@@ -215,12 +215,13 @@ int p2p_oversubscribed(void)
     return P.oversubscribed;
 }
 
-/* A rank with network peers sleeps on the completion queue's wait fd (when the provider has one and
- * nothing is pending), bounded by timeout_us: the shared-memory doorbell is a futex that poll cannot
- * watch, so with peers on both transports an arrival in the ring is seen at the end of the bound
- * (1 ms idle, 100 us while sends wait; docs/ARCHITECTURE.md, "Transports"). The lock goes while it
- * sleeps, as for the doorbell. */
-static void net_sleep(uint32_t timeout_us, int locked)
+/* A rank with network peers sleeps in ppoll on the union of the completion queue's wait fd (when the
+ * provider has one and nothing is pending) and our eventfd, which shared-memory peers ring (through
+ * their copy of it, xport/shm.c) when they write into our ring while we sleep this way, bounded by
+ * timeout_us (a ring can be missed, as for the futex doorbell: 1 ms idle, 100 us while sends wait;
+ * docs/ARCHITECTURE.md, "Transports"). next is the ring slot whose arrival we wait for. The lock
+ * goes while it sleeps, as for the doorbell. */
+static void net_sleep(uint32_t timeout_us, int locked, uint64_t next)
 {
     /* Unlocked (the progress thread between passes): only poll, which consumes nothing; fi_trywait
      * needs the lock. The wake fd is what another thread of ours writes when it completed what a
@@ -231,12 +232,18 @@ static void net_sleep(uint32_t timeout_us, int locked)
         return; /* something is pending: progress again */
     struct pollfd pfd[2] = {{P.wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
     struct timespec ts = {timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000};
+    if (!mbox_poll_sleep_begin(&P.self, next))
+        return; /* a chunk arrived in our ring meanwhile */
     if (locked)
         atomic_fetch_add_explicit(&P.local_sleepers, 1, memory_order_relaxed);
     int held = locked && lock_hooks.drop ? lock_hooks.drop() : 0;
     /* without a wait fd from the provider, a bounded sleep on the wake fd alone */
     int rc = ppoll(pfd, fd >= 0 ? 2 : 1, fd >= 0 ? &ts : &(struct timespec){0, 50000}, NULL);
+    if (locked) /* the counters are the lock holder's */
+        P.nst.sleeps++;
     if (rc > 0 && (pfd[0].revents & POLLIN)) {
+        if (locked)
+            P.nst.sleeps_rung++;
         uint64_t v;
         ssize_t got = read(P.wake_fd, &v, sizeof v); /* nonblocking: another sleeper may have read it */
         (void)got;
@@ -245,6 +252,7 @@ static void net_sleep(uint32_t timeout_us, int locked)
         lock_hooks.take(held);
     if (locked)
         atomic_fetch_sub_explicit(&P.local_sleepers, 1, memory_order_relaxed);
+    mbox_poll_sleep_end(&P.self);
 }
 
 static void net_wake(void)
@@ -322,7 +330,7 @@ static void wait_step(p2p_waiter *w)
     uint32_t timeout_us = p2p_sleep_bound_us(1000);
     if (P.nnet) {
         if (timeout_us) /* 0: the provider has work pending */
-            net_sleep(timeout_us, 1);
+            net_sleep(timeout_us, 1, next);
         return;
     }
     if (!lock_hooks.drop) {
@@ -376,7 +384,7 @@ void p2p_doorbell_sleep(uint64_t next_arrival, uint32_t timeout_us)
 {
     if (P.nnet) {
         if (timeout_us) /* 0: p2p_sleep_bound_us found work pending */
-            net_sleep(timeout_us, 0);
+            net_sleep(timeout_us, 0, next_arrival);
         return;
     }
     mbox_sleep(&P.self, next_arrival, timeout_us);

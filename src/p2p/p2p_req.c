@@ -116,11 +116,7 @@ static void posted_append(preq *r)
 {
     r->next = NULL;
     r->prev = P.posted_tail;
-    if (P.posted_tail)
-        P.posted_tail->next = r;
-    else
-        P.posted_head = r;
-    P.posted_tail = r;
+    LIST_APPEND(P.posted_head, P.posted_tail, r);
 }
 
 preq *posted_match(int src, int tag, uint32_t ctx)

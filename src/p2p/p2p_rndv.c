@@ -112,11 +112,7 @@ static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, s
     /* oldest first: copy_takeover takes a sender's transfers over in their order (copy done words) */
     *c = (copy_recv){.prev = P.crecv_tail, .r = r, .src = src, .n = n, .raddr = raddr, .cts_ns = now_ns(),
                      .seq = ++P.dq[src].cts_sent, .id = ++P.crecv_ids};
-    if (P.crecv_tail)
-        P.crecv_tail->next = c;
-    else
-        P.crecv_head = c;
-    P.crecv_tail = c;
+    LIST_APPEND(P.crecv_head, P.crecv_tail, c);
     P.ncopy_recv++;
     P.st.rndv_copies++;
     recv_activate(r, src);
@@ -136,14 +132,7 @@ copy_recv *copy_recv_find(int src, uint64_t id)
 
 void copy_recv_free(copy_recv *c)
 {
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        P.crecv_head = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    else
-        P.crecv_tail = c->prev;
+    DLIST_UNLINK(P.crecv_head, P.crecv_tail, c);
     free(c);
 }
 
@@ -352,14 +341,7 @@ void on_rts(const mbox *mb, int src, uint64_t idx, uint32_t ns)
 
 static void net_pull_free(net_pull *q)
 {
-    if (q->prev)
-        q->prev->next = q->next;
-    else
-        P.npull_head = q->next;
-    if (q->next)
-        q->next->prev = q->prev;
-    else
-        P.npull_tail = q->prev;
+    DLIST_UNLINK(P.npull_head, P.npull_tail, q);
     if (q->mr)
         P.xo[q->src]->mr_put(q->mr);
     free(q);
@@ -429,11 +411,7 @@ static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size
     if (P.xo[src]->mr_get(r->buf + have, n - have, &q->mr, &key, &addr))
         credo_abort(1, "rendezvous receive of %zu bytes from rank %d: cannot register the buffer: %s", n, src,
                     P.xo[src]->error());
-    if (P.npull_tail)
-        P.npull_tail->next = q;
-    else
-        P.npull_head = q;
-    P.npull_tail = q;
+    LIST_APPEND(P.npull_head, P.npull_tail, q);
     P.nst.rndv_pulls++;
     recv_activate(r, src);
     net_pull_issue(q);
@@ -448,11 +426,7 @@ void pull_defer(preq *r, uexp *u)
     r->state = PREQ_RECV_PULL;
     u->pull_req = r;
     u->next = NULL;
-    if (P.pull_tail)
-        P.pull_tail->next = u;
-    else
-        P.pull_head = u;
-    P.pull_tail = u;
+    LIST_APPEND(P.pull_head, P.pull_tail, u);
     mbox_doorbell(&P.self);
 }
 

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -19,9 +21,10 @@ static struct {
     int probe_peer;    /* first peer connected (-1: none) */
     int cma_ok;
     int named;         /* our segment still has its name */
+    int wake_fd;       /* eventfd: our poll sleepers wake on it; peers ring it through their dup */
     xshm_rx rx;
     char err[256];
-} S = {.probe_peer = -1};
+} S = {.probe_peer = -1, .wake_fd = -1};
 
 static void seg_name(char *buf, size_t len, int rank)
 {
@@ -43,6 +46,11 @@ static int shm_open_(const xport_params *p, char *err, size_t errlen)
         return -ENOMEM;
     }
     S.pid[p->rank] = getpid();
+    S.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (S.wake_fd < 0) {
+        snprintf(err, errlen, "eventfd: %s", strerror(errno));
+        return -errno;
+    }
     char name[200];
     seg_name(name, sizeof name, p->rank);
     if (mbox_create(p->self, name, p->slot_size, p->bound, (uint32_t)p->size, p->staging_bytes, p->prepush_bytes,
@@ -52,18 +60,19 @@ static int shm_open_(const xport_params *p, char *err, size_t errlen)
     return 0;
 }
 
-/* pid and the control block's address (the CMA probe reads its magic word there) */
+/* pid, the control block's address (the CMA probe reads its magic word there) and the wake eventfd's
+ * number (peers take a copy of it with pidfd_getfd) */
 static int shm_card(char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%d,%llx", (int)getpid(), (unsigned long long)(uintptr_t)S.self->ctl);
+    int n = snprintf(buf, len, "%d,%llx,%d", (int)getpid(), (unsigned long long)(uintptr_t)S.self->ctl, S.wake_fd);
     return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
 static int shm_connect(int rank, const char *card, mbox *view, char *err, size_t errlen)
 {
-    int pid;
+    int pid, fd;
     unsigned long long ctl;
-    if (rank < 0 || rank >= S.size || rank == S.rank || sscanf(card, "%d,%llx", &pid, &ctl) != 2 || pid <= 0) {
+    if (rank < 0 || rank >= S.size || rank == S.rank || sscanf(card, "%d,%llx,%d", &pid, &ctl, &fd) != 3 || pid <= 0) {
         snprintf(err, errlen, "bad shared-memory card '%.60s' for rank %d", card, rank);
         return -EINVAL;
     }
@@ -73,6 +82,13 @@ static int shm_connect(int rank, const char *card, mbox *view, char *err, size_t
         return -EIO;
     S.pid[rank] = pid;
     S.ctl[rank] = ctl;
+    /* The peer's eventfd, to wake it when it sleeps in poll (it also waits for the network). Needs
+     * the permission CMA needs; without it the peer's poll sleeps end at their bound instead. */
+    int pfd = fd >= 0 ? pidfd_open(pid, 0) : -1;
+    if (pfd >= 0) {
+        view->ring_fd = pidfd_getfd(pfd, fd, 0);
+        close(pfd);
+    }
     if (S.probe_peer < 0)
         S.probe_peer = rank;
     return 0;
@@ -202,6 +218,9 @@ static const char *shm_error(void)
 static void shm_disconnect(int rank, mbox *view)
 {
     if (rank >= 0 && rank < S.size && S.pid && S.pid[rank]) {
+        if (view->ring_fd >= 0)
+            close(view->ring_fd);
+        view->ring_fd = -1;
         mbox_detach(view);
         S.pid[rank] = 0;
     }
@@ -217,6 +236,9 @@ static void shm_close(void)
     }
     if (S.self)
         mbox_detach(S.self);
+    if (S.wake_fd >= 0)
+        close(S.wake_fd);
+    S.wake_fd = -1;
     free(S.pid);
     free(S.ctl);
     S.pid = NULL;
@@ -237,6 +259,11 @@ int xshm_cma_ok(void)
 xshm_rx *xshm_rx_state(void)
 {
     return &S.rx;
+}
+
+int xshm_wake_fd(void)
+{
+    return S.wake_fd;
 }
 
 const xport_ops xport_shm = {

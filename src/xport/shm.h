@@ -100,5 +100,8 @@ static inline __attribute__((always_inline)) int xshm_poll(mbox *mb, xshm_rx *rx
 int xshm_pid(int rank);     /* the peer's process (CMA), 0 when not connected */
 int xshm_cma_ok(void);      /* CMA reads of a peer's memory work here (probed by ready) */
 xshm_rx *xshm_rx_state(void); /* our ring's receive side (xshm_poll) */
+/* An eventfd that becomes readable when a peer rings our doorbell while one of our threads sleeps in
+ * poll (mbox_poll_sleep_begin), or when another of our threads writes it (local wake-ups). */
+int xshm_wake_fd(void);
 
 #endif

@@ -55,7 +55,10 @@ typedef struct mbox_ctl {
     int32_t owner_rank;
     uint64_t claims_off;  /* the copy done words, one per sender (mbox.copy_done) */
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t tail;
-    _Atomic uint32_t sleepers; /* owner threads (about to be) asleep in futex_wait on `bell` */
+    /* Owner threads (about to be) asleep: in futex_wait on `bell` (low 16 bits, one each), or in
+     * ppoll on the owner's eventfd with other wait objects (MBOX_POLL_SLEEPER each: a rank that also
+     * waits for the network), which writers reach through mbox.ring_fd. */
+    _Atomic uint32_t sleepers;
     _Atomic uint32_t bell;     /* futex word: writers bump it to wake the sleepers */
     char pad1[MBOX_CACHELINE - 16];
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t head;
@@ -100,7 +103,10 @@ typedef struct mbox {
     size_t pp_unit;   /* 0: the owner has prepush off */
     size_t pp_nunits;
     _Atomic uint64_t *copy_done; /* one per rank (mbox_create's nclaims), in the owner's segment */
+    int ring_fd;      /* writer: the owner's eventfd in this process (pidfd_getfd), -1 if none */
 } mbox;
+
+#define MBOX_POLL_SLEEPER 0x10000u
 
 /* Copy done words: a pipelined copy from sender s to receiver r needs both progress engines; when s
  * stops calling MPI in the middle, r reads the rest from s's buffer with CMA (p2p_rndv.c, copy_takeover).
@@ -276,9 +282,10 @@ static inline size_t mbox_chunk_bytes(const mbox *mb, size_t first_off, uint32_t
     return (mb->slot_size - first_off) + (size_t)(n - 1) * (mb->slot_size - sizeof(mbox_slot_hdr));
 }
 
-/* Doorbell: wake the owner's sleeping threads, if any. An event count rather than one flag, since
- * two threads of the owner (application and progress thread) may sleep at once: a flag cleared by
- * the first to wake would hide the second from every writer. */
+/* Doorbell: wake the owner's sleeping threads, if any: futex sleepers by the bell, poll sleepers by
+ * their eventfd. An event count rather than one flag, since two threads of the owner (application
+ * and progress thread) may sleep at once: a flag cleared by the first to wake would hide the second
+ * from every writer. */
 void mbox_ring_doorbell(mbox *mb);
 static inline void mbox_doorbell(mbox *mb)
 {
@@ -294,5 +301,10 @@ void mbox_sleep(mbox *mb, uint64_t next_idx, uint32_t timeout_us);
  * after begin (it completed what the sleeper waits for) changes the bell, so it cannot be lost. */
 uint32_t mbox_sleep_begin(mbox *mb);
 void mbox_sleep_end(mbox *mb, uint64_t next_idx, uint32_t bell, uint32_t timeout_us);
+/* A poll sleeper (who also waits on other file descriptors): begin counts it (seq_cst, as
+ * mbox_sleep_begin) and returns 0 when the chunk at next_idx is ready already (do not sleep), end
+ * uncounts it. Between them the owner sleeps in poll on the eventfd the writers' ring_fd names. */
+int mbox_poll_sleep_begin(mbox *mb, uint64_t next_idx);
+void mbox_poll_sleep_end(mbox *mb);
 
 #endif

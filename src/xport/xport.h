@@ -104,8 +104,8 @@ typedef struct xport_ops {
     /* 1 while sends are queued or not yet completed (drain before close). */
     int (*busy)(void);
     /* Waiting: a file descriptor that becomes readable when progress may have work (-1: none; shm
-     * wakes sleepers with its futex doorbell instead), and sleep_ok, which arms it and says whether
-     * sleeping is safe now (1) or progress has work pending (0). */
+     * wakes futex sleepers with its doorbell, and poll sleepers through xshm_wake_fd), and sleep_ok,
+     * which arms it and says whether sleeping is safe now (1) or progress has work pending (0). */
     int (*wait_fd)(void);
     int (*sleep_ok)(void);
 
