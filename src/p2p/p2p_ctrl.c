@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/core.h"
+#include "base/config.h"
+#include "base/base.h"
 
 /* Writes a one-slot control packet (flow control) without taking a credit: the scheme guarantees its
  * slot (thesis §5.2, the credit region). */

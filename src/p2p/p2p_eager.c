@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/core.h"
+#include "base/config.h"
+#include "base/base.h"
 
 static int recv_direct_spin(void *buf, size_t bytes, int src, int tag, uint32_t ctx, p2p_status *st);
 

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "core/core.h"
+#include "base/base.h"
 #include "credo/stats.h"
 #include "fc/fc.h"
 #include "p2p/p2p.h"

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/config.h"
-#include "core/core.h"
-#include "core/progress_thread.h"
+#include "base/config.h"
+#include "base/base.h"
+#include "base/lock.h"
 #include "p2p/p2p_impl.h"
 #include "xport/ofi.h" /* the network transport's own statistics, provider name and build status */
 

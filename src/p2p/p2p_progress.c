@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/core.h"
+#include "base/config.h"
+#include "base/base.h"
 
 p2p_engine P;
 

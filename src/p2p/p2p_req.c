@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/core.h"
+#include "base/config.h"
+#include "base/base.h"
 
 /* A request the engine has never had: it gets the next id in the table for life. Out of line: it
  * runs once per request the process ever holds at a time, and inlined it kept req_alloc itself from

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/core.h"
+#include "base/config.h"
+#include "base/base.h"
 
 static void rndv_copy_request(preq *r, int src, uint64_t sreq, uint64_t raddr, size_t n);
 static void net_pull_start(preq *r, int src, uint64_t raddr, uint64_t rkey, size_t have, size_t n, uint64_t sreq);
