@@ -165,6 +165,7 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts)
 enum { FZ_READS = 1024 };
 static void *fz_read_ctx[FZ_READS];
 static int fz_nreads;
+static int fz_reads_reversed; /* the last pass completed its reads newest first */
 static const unsigned char *fz_rx_pkt;
 static size_t fz_rx_len;
 int xofi_open(const xofi_params *p, char *err, size_t errlen) { return 0; }
@@ -186,6 +187,14 @@ int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg)
     void *ctx[FZ_READS];
     memcpy(ctx, fz_read_ctx, (size_t)n * sizeof *ctx);
     fz_nreads = 0;
+    /* Read completions may come in any order (xport.h): every other pass hands them back newest
+     * first, so a window of reads completes out of order. */
+    if (fz_reads_reversed ^= 1)
+        for (int i = 0; i < n / 2; i++) {
+            void *t = ctx[i];
+            ctx[i] = ctx[n - 1 - i];
+            ctx[n - 1 - i] = t;
+        }
     for (int i = 0; i < n; i++)
         if (on_read)
             on_read(ctx[i], 0, arg);
@@ -585,6 +594,7 @@ static void fz_engine_reset(int w, uint8_t cfg)
     }
     memset(&P, 0, sizeof P);
     fz_nreads = 0; /* reads of an earlier input (that one may have ended in an abort) */
+    fz_reads_reversed = 0;
     atomic_store(&app_in_wait_step, 0);
     P.rank = 0;
     P.size = c->nranks;
