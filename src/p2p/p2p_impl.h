@@ -287,23 +287,23 @@ extern p2p_engine P __attribute__((visibility("hidden")));
         (tail) = (node);                                                                           \
     } while (0)
 
-P2P_HIDDEN __attribute__((noreturn, cold)) void xport_fatal(int peer, int rc, const char *what);
+/* p2p_req.c: requests and matching */
 P2P_HIDDEN __attribute__((noinline, cold)) preq *req_new(void);
 P2P_HIDDEN preq *req_from_handle(uint64_t h, int peer);
 P2P_HIDDEN void req_complete(preq *r);
-P2P_HIDDEN void stage_flush(void);
-P2P_HIDDEN void held_add(int src, uint32_t n, size_t bytes);
-P2P_HIDDEN void held_sub(int src, uint32_t n, size_t bytes);
-P2P_HIDDEN void send_fc_ctrl_packets(void);
-P2P_HIDDEN void prepush_give_back(int src, uint64_t u, uint64_t k);
-P2P_HIDDEN void activate(int dest);
-P2P_HIDDEN int try_write_ctrl(int dest, const ctrl_item *c);
-P2P_HIDDEN void queue_answer(int dest, uint8_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
-P2P_HIDDEN int push_pending(void);
 P2P_HIDDEN preq *posted_match(int src, int tag, uint32_t ctx);
 P2P_HIDDEN void uexp_append(uexp *u);
 P2P_HIDDEN void recv_finish(preq *r, int src, int tag, size_t mlen);
-P2P_HIDDEN __attribute__((noreturn)) void protocol_error(int src, const char *what, uint64_t value);
+/* p2p_eager.c: the send side and eager messages */
+P2P_HIDDEN void stage_flush(void);
+P2P_HIDDEN void held_add(int src, uint32_t n, size_t bytes);
+P2P_HIDDEN void held_sub(int src, uint32_t n, size_t bytes);
+P2P_HIDDEN void activate(int dest);
+P2P_HIDDEN int push_pending(void);
+P2P_HIDDEN void on_eager(const mbox *mb, int src, uint64_t idx, uint32_t ns);
+P2P_HIDDEN void on_eager_cont(const mbox *mb, int src, uint64_t idx, uint32_t ns);
+/* p2p_rndv.c: rendezvous */
+P2P_HIDDEN void prepush_give_back(int src, uint64_t u, uint64_t k);
 P2P_HIDDEN void rndv_pull(preq *r, int src, int tag, uint64_t raddr, uint64_t rkey, size_t mlen, uint64_t sreq, size_t have);
 P2P_HIDDEN copy_recv *copy_recv_find(int src, uint64_t id);
 P2P_HIDDEN void copy_recv_free(copy_recv *c);
@@ -312,18 +312,25 @@ P2P_HIDDEN int copy_takeover(void);
 P2P_HIDDEN int copy_progress(void);
 P2P_HIDDEN void copy_ack(int src, uint64_t seq, uint64_t half, size_t len, int taken);
 P2P_HIDDEN int copy_taken_check(void);
-P2P_HIDDEN void on_eager(const mbox *mb, int src, uint64_t idx, uint32_t ns);
-P2P_HIDDEN void on_eager_cont(const mbox *mb, int src, uint64_t idx, uint32_t ns);
 P2P_HIDDEN void on_rts(const mbox *mb, int src, uint64_t idx, uint32_t ns);
-P2P_HIDDEN void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx);
-P2P_HIDDEN void on_fc_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx);
 P2P_HIDDEN void net_read_done(void *ctx, int status);
 P2P_HIDDEN void net_pull_issue(net_pull *q);
 P2P_HIDDEN void pull_defer(preq *r, uexp *u);
 P2P_HIDDEN int pull_deferred(void);
+/* p2p_ctrl.c: control packets */
+P2P_HIDDEN void send_fc_ctrl_packets(void);
+P2P_HIDDEN int try_write_ctrl(int dest, const ctrl_item *c);
+P2P_HIDDEN void queue_answer(int dest, uint8_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+P2P_HIDDEN void on_ctrl_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx);
+P2P_HIDDEN void on_fc_packet(const mbox *mb, int src, uint8_t kind, uint64_t idx);
+/* p2p_progress.c: progress and waiting */
 P2P_HIDDEN void wait_until_done(p2p_req *req);
 extern P2P_HIDDEN p2p_lock_hooks lock_hooks;
 extern P2P_HIDDEN atomic_int app_in_wait_step;
+/* Ending the job over a peer's failure (p2p_eager.c) or a packet that breaks the protocol (p2p_req.c),
+ * naming the peer. */
+P2P_HIDDEN __attribute__((noreturn, cold)) void xport_fatal(int peer, int rc, const char *what);
+P2P_HIDDEN __attribute__((noreturn)) void protocol_error(int src, const char *what, uint64_t value);
 
 /* ------------------------------------------------------------------------------------------------
  * Transports. Chunks are written the same way whatever carries them: into the destination's view
