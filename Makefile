@@ -41,7 +41,7 @@ stress-long: build
 # libFuzzer (fuzz/README.md), two targets built with clang into $(FUZZ_BUILD) and run one after the
 # other for FUZZ_SECONDS each (CI: make fuzz FUZZ_SECONDS=30) from the committed seeds: the GOAL text
 # reader (new inputs to $(FUZZ_BUILD)/corpus, a crash to $(FUZZ_BUILD)/crash-*) and the packets the
-# p2p progress engine parses (src/p2p/p2p.c over the real mailbox and flow control; new inputs to
+# p2p progress engine parses (src/p2p/p2p_*.c over the real mailbox and flow control; new inputs to
 # $(FUZZ_BUILD)/corpus-p2p_wire, a crash to $(FUZZ_BUILD)/p2p_wire-crash-*). A crash fails the target.
 # P2P_FUZZ_AVOID names reported p2p findings the second target's peers step around (fuzz/README.md).
 FUZZ_SECONDS ?= 600
@@ -50,8 +50,9 @@ FUZZ_CC ?= clang
 P2P_FUZZ_AVOID ?=
 FUZZ_CFLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude
 FUZZ_SRC = fuzz/goal_text_fuzz.c src/goal/goal_text.c src/goal/goal_graph.c src/goal/goal_compile.c src/goal/goal_localop.c
-# the network transport is the harness's own (fuzz/p2p_wire_fuzz.c, P2P_FUZZ_NET)
-FUZZ_P2P_SRC = fuzz/p2p_wire_fuzz.c $(filter-out src/xport/ofi.c src/xport/ofi_none.c,$(wildcard src/xport/*.c)) $(wildcard src/fc/*.c)
+# libfabric is the harness's own stand-in under the real ofi_ops.c (fuzz/p2p_wire_fuzz.c, P2P_FUZZ_NET);
+# shm.c is #included by the harness (its state)
+FUZZ_P2P_SRC = fuzz/p2p_wire_fuzz.c $(filter-out src/xport/ofi.c src/xport/ofi_none.c src/xport/shm.c,$(wildcard src/xport/*.c)) $(wildcard src/fc/*.c)
 FUZZ_OPTS = -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1
 fuzz:
 	mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/corpus-p2p_wire

@@ -2,14 +2,14 @@
  * everything a peer writes into this rank's ring mailbox (slot header, message header, RTS
  * descriptor, the four words of FIN / CTS / COPY_* / CANCEL*, flow-control values).
  *
- * The engine under test is the real one: this file #includes src/p2p/p2p.c, so its static functions
+ * The engine under test is the real one: this file #includes the engine (src/p2p/p2p_*.c but p2p_init.c), so its static functions
  * run unchanged, and links the real mailbox (src/xport/shm_mbox.c) and flow control (src/fc). What
  * is replaced is what lies above or beside p2p: boot and PMI (a fixed in-process world of 2-4 ranks
  * in which this process is rank 0 and every peer's segment is created here with mbox_create and
  * mapped again with mbox_attach, as p2p_init does), credo_abort (it longjmps back here: ending the
  * job with "protocol error: ..." is the right answer to a bad packet), the clock (a virtual one the
  * input advances, so the pipelined-copy takeover's 50 us rules are reproducible) and malloc/free of
- * p2p.c (counted, so everything the engine holds is freed between inputs, and an input that makes
+ * the engine (counted, so everything the engine holds is freed between inputs, and an input that makes
  * it hold more than FZ_LIVE_MAX bytes is reported as an allocation without bound).
  *
  * An input is one configuration byte (world, CMA, rendezvous path, send batching, eager limit) and
@@ -48,10 +48,14 @@
 #include <unistd.h>
 
 #include "core/core.h"
+/* The engine's clock (now_ns, inline in p2p_impl.h) is the virtual one below. */
+static int fz_clock_gettime(clockid_t c, struct timespec *ts);
+#define clock_gettime(c, ts) fz_clock_gettime(c, ts)
 #include "p2p/p2p_impl.h"
+#include "xport/ofi.h" /* the libfabric layer the harness stands in for */
 
 /* ------------------------------------------------------------------------------------------------
- * What p2p.c gets instead of libc's allocator and clock */
+ * What the engine gets instead of libc's allocator and clock */
 
 #define FZ_LIVE_MAX ((size_t)256 << 20)
 
@@ -138,31 +142,59 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts)
 #define calloc(a, b) fz_calloc(a, b)
 #define realloc(p, n) fz_realloc(p, n)
 #define free(p) fz_free(p)
-#define clock_gettime(c, ts) fz_clock_gettime(c, ts)
-#include "../src/p2p/p2p.c"
+#include "../src/p2p/p2p_req.c"
+#include "../src/p2p/p2p_eager.c"
+#include "../src/p2p/p2p_rndv.c"
+#include "../src/p2p/p2p_ctrl.c"
+#include "../src/p2p/p2p_progress.c"
 #undef malloc
 #undef calloc
 #undef realloc
 #undef free
 #undef clock_gettime
+/* The shared-memory transport too, for its state (the peers' pids for CMA reads, our ring's
+ * receive side), which the harness sets up as xport_shm.open and connect would. */
+#include "../src/xport/shm.c"
 
 /* ------------------------------------------------------------------------------------------------
- * The network transport as the engine sees it (P2P_FUZZ_NET): packets sent vanish, registrations
- * succeed, a posted read completes at the next progress pass (its ctx handed back, as the real
- * transport does), nothing arrives but what fz_packet hands net_rx. */
+ * libfabric as the network transport's table (xport/ofi_ops.c, the real one) sees it
+ * (P2P_FUZZ_NET): packets sent vanish, registrations succeed, a posted read completes at the next
+ * progress pass (its ctx handed back, as the real transport does), nothing arrives but the packet
+ * fz_packet leaves in fz_rx_pkt, which the next progress hands to the table's receive path: its
+ * framing check, then the engine's chunk handlers. */
 enum { FZ_READS = 1024 };
 static void *fz_read_ctx[FZ_READS];
 static int fz_nreads;
+static int fz_reads_reversed; /* the last pass completed its reads newest first */
+static const unsigned char *fz_rx_pkt;
+static size_t fz_rx_len;
+int xofi_open(const xofi_params *p, char *err, size_t errlen) { return 0; }
+int xofi_card(char *buf, size_t len) { return snprintf(buf, len, "fz") < 0 ? -1 : 0; }
+int xofi_connect(int rank, const char *card, char *err, size_t errlen) { return rank == 1 ? 0 : -EINVAL; }
+void xofi_close(void) {}
 int xofi_send(int dest, const void *pkt, size_t len)
 {
     return dest == 1 && len > 0 ? 0 : -EINVAL;
 }
 int xofi_progress(int budget, xofi_rx_fn on_rx, xofi_read_fn on_read, void *arg)
 {
+    if (fz_rx_pkt && on_rx) {
+        const unsigned char *pkt = fz_rx_pkt;
+        fz_rx_pkt = NULL;
+        on_rx(pkt, fz_rx_len, arg);
+    }
     int n = fz_nreads;
     void *ctx[FZ_READS];
     memcpy(ctx, fz_read_ctx, (size_t)n * sizeof *ctx);
     fz_nreads = 0;
+    /* Read completions may come in any order (xport.h): every other pass hands them back newest
+     * first, so a window of reads completes out of order. */
+    if (fz_reads_reversed ^= 1)
+        for (int i = 0; i < n / 2; i++) {
+            void *t = ctx[i];
+            ctx[i] = ctx[n - 1 - i];
+            ctx[n - 1 - i] = t;
+        }
     for (int i = 0; i < n; i++)
         if (on_read)
             on_read(ctx[i], 0, arg);
@@ -190,7 +222,7 @@ int xofi_sleep_ok(void) { return 1; }
 const char *xofi_last_error(void) { return "the fuzz harness's transport"; }
 
 /* ------------------------------------------------------------------------------------------------
- * The environment p2p.c needs from the layers above it */
+ * The environment the engine needs from the layers above it */
 
 credo_runtime credo_rt;
 static jmp_buf fz_jmp;
@@ -329,8 +361,7 @@ static int fz_block_left;           /* yields a blocking call may still make (fz
 static unsigned char *fz_block_buf; /* its buffer */
 static unsigned char fz_peer_mem[256 << 10]; /* what RTS addresses point into for CMA reads */
 static _Alignas(64) unsigned char fz_stage[32 * 128];
-static _Alignas(64) unsigned char fz_net_tx[255 * 4096]; /* P.net_tx: MAX_CHUNK_SLOTS of the largest slot */
-static unsigned char *fz_pkt; /* the packet net_rx reads, allocated to its exact length; kept reachable
+static unsigned char *fz_pkt; /* the packet the transport's receive path reads, of its exact length; kept reachable
                                * (freed at the next packet) when the engine aborts in the middle */
 
 static void fz_on_complete(p2p_req *req)
@@ -488,8 +519,9 @@ static uint64_t g_word(fz_in *in, int src)
 
 static int fz_n; /* ranks of the current world */
 /* P2P_FUZZ_NET=1: peer 1 is on the network transport. Its chunks arrive as network packets through
- * net_rx (the length of the packet drawn from the input too), the others through the ring; what the
- * engine sends to it goes to the transport's stand-in, whose refusal ends the input like an abort. */
+ * the transport's receive path (the packet's length drawn from the input too), the others through
+ * the ring; what the engine sends to it goes to the transport's stand-in, whose refusal ends the
+ * input like an abort. */
 static int fz_net;
 static uint64_t fz_eager_left[4]; /* bytes of each peer's current eager message not yet written */
 
@@ -562,6 +594,7 @@ static void fz_engine_reset(int w, uint8_t cfg)
     }
     memset(&P, 0, sizeof P);
     fz_nreads = 0; /* reads of an earlier input (that one may have ended in an abort) */
+    fz_reads_reversed = 0;
     atomic_store(&app_in_wait_step, 0);
     P.rank = 0;
     P.size = c->nranks;
@@ -572,7 +605,7 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.fc_credits = strcmp(P.fc->name, "none") != 0;
     static const size_t eager[4] = {512, 3072, 0, 100};
     P.eager_limit = eager[cfg >> 6];
-    P.first_room = c->slot_size - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr);
+    P.first_room = c->slot_size - sizeof(mbox_slot_hdr) - sizeof(p2p_msg_hdr);
     P.copy_chunk = c->copy_chunk;
     P.cma_ok = (cfg >> 2) & 1;
     switch ((cfg >> 3) & 3) {
@@ -594,7 +627,6 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.spin_polls = 1;
     int n = c->nranks;
     P.peer = fz_calloc((size_t)n, sizeof *P.peer);
-    P.pid = fz_calloc((size_t)n, sizeof *P.pid);
     P.cached_head = fz_calloc((size_t)n, sizeof *P.cached_head);
     P.uq = fz_calloc((size_t)n, sizeof *P.uq);
     P.rs = fz_calloc((size_t)n, sizeof *P.rs);
@@ -603,13 +635,13 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.held_src = fz_calloc((size_t)n, sizeof *P.held_src);
     P.active_from = fz_calloc((size_t)n, sizeof *P.active_from);
     P.fin_wait = fz_calloc((size_t)n, sizeof *P.fin_wait);
-    P.xp = fz_calloc((size_t)n, sizeof *P.xp);
+    P.xo = fz_calloc((size_t)n, sizeof *P.xo);
     P.node = fz_calloc((size_t)n, sizeof *P.node);
-    for (int r = 1; r < n; r++)
-        P.xp[r] = fz_net && r == 1 ? XP_OFI : XP_SHM;
+    for (int r = 0; r < n; r++)
+        P.xo[r] = fz_net && r == 1 ? &xport_ofi : &xport_shm;
     if (fz_net) {
         P.nnet = 1;
-        P.net_tx = fz_net_tx;
+        P.xnet = &xport_ofi;
         P.net_eager_limit = P.eager_limit ? 4 * P.eager_limit : 1024;
         P.rts_inline_max = 1024;
         P.rndv_chunk = 4096;
@@ -633,8 +665,22 @@ static void fz_engine_reset(int w, uint8_t cfg)
     P.prepush_words = (unsigned)((nunits + 63) / 64);
     for (size_t u = 0; u < nunits; u++)
         P.prepush_free[u / 64] |= (uint64_t)1 << (u % 64);
+    /* the shared-memory transport's state, as its open and connects leave it */
+    S.rank = 0;
+    S.size = n;
+    S.self = &P.self;
+    S.pid = fz_calloc((size_t)n, sizeof *S.pid);
+    S.ctl = NULL;
     for (int r = 0; r < n; r++)
-        P.pid[r] = getpid(); /* CMA reads of any peer read this process */
+        S.pid[r] = getpid(); /* CMA reads of any peer read this process */
+    S.rx = (xshm_rx){0};
+    S.cma_ok = P.cma_ok;
+    P.rx = &S.rx;
+    if (fz_net) {
+        xport_params xp = {.rank = 0, .size = n, .slot_size = P.self.slot_size, .bound = W->bound};
+        if (xport_ofi.open(&xp, err, sizeof err) || xport_ofi.connect(1, "fz", &P.peer[1], err, sizeof err))
+            fz_die("the network transport's table", err);
+    }
     P.st.mailbox_slots = W->bound;
 }
 
@@ -642,6 +688,10 @@ static void fz_engine_teardown(void)
 {
     if (P.fcs)
         P.fc->destroy(P.fcs);
+    if (fz_net)
+        xport_ofi.close();
+    fz_rx_pkt = NULL;
+    S.pid = NULL; /* fz_free_all frees it */
     memset(&P, 0, sizeof P);
     fz_free_all(); /* every request, queue entry, copy record and table the engine held */
     for (int k = 0; k < FZ_NREQ; k++) {
@@ -685,28 +735,28 @@ static int fz_packet(fz_in *in)
     uint8_t kind = kb < 0xf0 ? (uint8_t)(1 + kb % 13) : (uint8_t)(kb == 0xff ? g8(in) : 0);
     /* the peers' own view of their eager messages (the engine may not have polled them yet) */
     uint64_t *rem = src < (int)(sizeof fz_eager_left / sizeof fz_eager_left[0]) ? &fz_eager_left[src] : NULL;
-    if ((fz_avoid & FZ_AVOID_MIDWAY) && (kind == MBOX_PKT_EAGER || kind == MBOX_PKT_RTS) && rem && *rem)
-        kind = MBOX_PKT_EAGER_CONT;
+    if ((fz_avoid & FZ_AVOID_MIDWAY) && (kind == P2P_PKT_EAGER || kind == P2P_PKT_RTS) && rem && *rem)
+        kind = P2P_PKT_EAGER_CONT;
     uint8_t nsb = 1;
-    if (kind == MBOX_PKT_EAGER || kind == MBOX_PKT_EAGER_CONT)
+    if (kind == P2P_PKT_EAGER || kind == P2P_PKT_EAGER_CONT)
         nsb = g8(in);
     uint32_t ns = nsb ? nsb : 1;
     if (ns > cap) /* the engine refuses it; the writer could not write more than the ring anyway */
         ns = cap;
     /* room: the owner reads every ready chunk, so progress makes some unless it is stuck */
-    for (int tries = 0; atomic_load(&wm->ctl->tail) + ns - P.head > cap; tries++) {
-        uint64_t h = P.head;
+    for (int tries = 0; atomic_load(&wm->ctl->tail) + ns - P.rx->head > cap; tries++) {
+        uint64_t h = P.rx->head;
         p2p_progress();
-        if (P.head == h && tries > 8)
+        if (P.rx->head == h && tries > 8)
             return 0;
     }
     unsigned char img[4096];
     memset(img, 0x5a, ss);
     unsigned char *pl = img + sizeof(mbox_slot_hdr);
     switch (kind) {
-    case MBOX_PKT_EAGER:
-    case MBOX_PKT_RTS: {
-        mbox_msg_hdr mh;
+    case P2P_PKT_EAGER:
+    case P2P_PKT_RTS: {
+        p2p_msg_hdr mh;
         mh.tag = g_tag(in);
         mh.ctx = g8(in) & 3;
         uint64_t len = g_len(in);
@@ -714,13 +764,13 @@ static int fz_packet(fz_in *in)
         mh.piggy = pb < 0xf0 ? pb & 3 : g16(in);
         uint8_t fb = g8(in);
         mh.flags = fb < 0xf0 ? fb & 1 : g16(in);
-        mbox_rts rd = {0, len, 0, 0};
-        if (kind == MBOX_PKT_RTS) {
+        p2p_rts rd = {0, len, 0, 0};
+        if (kind == P2P_PKT_RTS) {
             uint8_t a = g8(in);
             if (a < 0x80) /* into fz_peer_mem */
                 rd.addr = (uint64_t)(uintptr_t)fz_peer_mem + (uint64_t)(a & 0x3f) * 4096;
             else if (a < 0xc0) /* a prepushed unit */
-                rd.addr = MBOX_RTS_PREPUSHED | (uint64_t)(a & 0x3f) * (a & 0x40 ? 2 : 1);
+                rd.addr = P2P_RTS_PREPUSHED | (uint64_t)(a & 0x3f) * (a & 0x40 ? 2 : 1);
             else if (a < 0xe0) /* nowhere */
                 rd.addr = 0x1000 * (uint64_t)(a & 0x1f);
             else
@@ -730,48 +780,48 @@ static int fz_packet(fz_in *in)
         }
         mh.len = (uint32_t)len;
         memcpy(pl, &mh, sizeof mh);
-        if (kind == MBOX_PKT_EAGER && rem) {
+        if (kind == P2P_PKT_EAGER && rem) {
             size_t chunk = mbox_chunk_bytes(wm, FIRST_OFF, ns);
             *rem = mh.len > chunk ? mh.len - chunk : 0;
         }
         break;
     }
-    case MBOX_PKT_EAGER_CONT:
+    case P2P_PKT_EAGER_CONT:
         if (rem) {
             size_t chunk = mbox_chunk_bytes(wm, CONT_OFF, ns);
             *rem = *rem > chunk ? *rem - chunk : 0;
         }
         break;
-    case MBOX_PKT_FC_CREDIT:
-    case MBOX_PKT_FC_REQUEST:
-    case MBOX_PKT_FC_RESPONSE: {
+    case P2P_PKT_FC_CREDIT:
+    case P2P_PKT_FC_REQUEST:
+    case P2P_PKT_FC_RESPONSE: {
         uint8_t b = g8(in);
         uint32_t v = b < 0xf0 ? b : g32(in);
         memcpy(pl, &v, sizeof v);
         break;
     }
-    case MBOX_PKT_FIN:
-    case MBOX_PKT_CTS:
-    case MBOX_PKT_COPY_DATA:
-    case MBOX_PKT_COPY_ACK:
-    case MBOX_PKT_CANCEL:
-    case MBOX_PKT_CANCEL_ACK:
-    case MBOX_PKT_COPY_END: {
+    case P2P_PKT_FIN:
+    case P2P_PKT_CTS:
+    case P2P_PKT_COPY_DATA:
+    case P2P_PKT_COPY_ACK:
+    case P2P_PKT_CANCEL:
+    case P2P_PKT_CANCEL_ACK:
+    case P2P_PKT_COPY_END: {
         uint64_t w4[4];
         for (int k = 0; k < 4; k++)
             w4[k] = g_word(in, src);
         preq *s = src < P.size ? req_from_handle(w4[0], src) : NULL;
-        if (kind == MBOX_PKT_CTS && (fz_avoid & FZ_AVOID_CTS_LEN) && s && w4[2] > s->len)
+        if (kind == P2P_PKT_CTS && (fz_avoid & FZ_AVOID_CTS_LEN) && s && w4[2] > s->len)
             w4[2] = s->len;
         if ((fz_avoid & FZ_AVOID_FIN_STATE) && s && s->state != PREQ_SEND_WAIT_FIN) {
-            if (kind == MBOX_PKT_FIN)
+            if (kind == P2P_PKT_FIN)
                 w4[0] = 0;
-            if (kind == MBOX_PKT_CANCEL_ACK)
+            if (kind == P2P_PKT_CANCEL_ACK)
                 w4[1] = 0;
         }
-        if ((fz_avoid & FZ_AVOID_PP_UNITS) && (kind == MBOX_PKT_FIN || kind == MBOX_PKT_CANCEL_ACK)) {
-            uint64_t *first = &w4[kind == MBOX_PKT_FIN ? 1 : 2];
-            if (*first && *first - 1 + w4[kind == MBOX_PKT_FIN ? 2 : 3] > P.self.pp_nunits)
+        if ((fz_avoid & FZ_AVOID_PP_UNITS) && (kind == P2P_PKT_FIN || kind == P2P_PKT_CANCEL_ACK)) {
+            uint64_t *first = &w4[kind == P2P_PKT_FIN ? 1 : 2];
+            if (*first && *first - 1 + w4[kind == P2P_PKT_FIN ? 2 : 3] > P.self.pp_nunits)
                 *first = 0;
         }
         memcpy(pl, w4, sizeof w4);
@@ -798,7 +848,9 @@ static int fz_packet(fz_in *in)
         free(fz_pkt);
         fz_pkt = malloc(plen ? plen : 1); /* exact size: ASan sees any read past it */
         memcpy(fz_pkt, pkt, plen);
-        net_rx(fz_pkt, plen, NULL);
+        fz_rx_pkt = fz_pkt;
+        fz_rx_len = plen;
+        net_progress(); /* the transport's framing check, then the engine's handlers */
         free(fz_pkt);
         fz_pkt = NULL;
         return 1;
@@ -1039,6 +1091,8 @@ static void fz_run(fz_in *in)
             break;
         case 13: { /* a peer's shared words: its in_wait flag, or its copy done word for us */
             int r = 1 + g8(in) % (fz_n - 1);
+            if (!mapped(r)) /* a network peer shares no words with us */
+                break;
             if (op & 0x80)
                 atomic_store(&P.peer[r].copy_done[0], g_word(in, r));
             else

@@ -76,6 +76,9 @@ typedef struct credo_net_stats {
     uint64_t rndv_read_bytes;     /* bytes those reads moved */
     uint64_t rndv_max_outstanding;/* most reads outstanding at once over all pulls (<= CREDO_RNDV_WINDOW per pull) */
     uint64_t mr_hits, mr_misses, mr_evictions, mr_invalidations; /* registration cache */
+    uint64_t sleeps;              /* waits that slept in poll on the network's wait fd and our eventfd */
+    uint64_t sleeps_rung;         /* of those, ended by our eventfd: a shared-memory peer's doorbell or a
+                                   * thread of ours (the rest: the network, or the sleep's bound) */
 } credo_net_stats;
 int credo_net_stats_get(credo_net_stats *out);
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "xport/copy.h"
 
 /* Everything that selects a schedule; zero-filled before use so memcmp compares it. */

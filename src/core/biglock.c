@@ -1,40 +1,15 @@
-/* src/core/biglock.c — the big lock's slow paths and the hooks through which p2p's waits let
- * other threads of the process in: yields and sleeps drop it, spinning holders hand it over. */
+/* src/core/biglock.c — the hooks through which p2p's waits let other threads of the process in
+ * (yields and sleeps drop the big lock, spinning holders hand it over), and turning the lock on. */
 #include <sched.h>
 
+#include "base/base.h"
 #include "core/biglock.h"
-#include "core/core.h"
 #include "p2p/p2p.h"
-
-int credo_lock_on;
-pthread_mutex_t credo_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-int credo_lock_depth;
-atomic_uint credo_lock_waiters;
-atomic_uint credo_lock_handovers;
 
 /* A holder that spins for an arrival hands the lock to a blocked thread at most this long: the
  * blocked one must be woken and scheduled first (a cross-CPU futex wake-up costs tens of
  * microseconds on some VMs), and if it has not taken the lock by then it gets the next chance. */
 enum { HANDOVER_SPINS = 100, HANDOVER_MAX_NS = 200000 };
-
-void credo_lock_slow(void)
-{
-    /* relaxed: the counters are hints for a spinning holder; the mutex orders everything else */
-    atomic_fetch_add_explicit(&credo_lock_waiters, 1, memory_order_relaxed);
-    pthread_mutex_lock(&credo_lock);
-    atomic_fetch_sub_explicit(&credo_lock_waiters, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&credo_lock_handovers, 1, memory_order_relaxed);
-}
-
-/* The outermost leave: a thread that sleeps in a wait of its own may be waiting for what this
- * call completed, and nobody else would ring it. */
-void credo_lock_release_last(void)
-{
-    credo_lock_depth = 0;
-    if (credo_lock_on & CREDO_LOCK_FOR_THREADS)
-        p2p_wake_local_sleepers();
-    pthread_mutex_unlock(&credo_lock);
-}
 
 static int lock_drop(void)
 {
@@ -94,6 +69,7 @@ void credo_lock_set(int why, int on)
         credo_lock_on &= ~why;
     int threads = (credo_lock_on & CREDO_LOCK_FOR_THREADS) != 0;
     int rt = (credo_lock_on & CREDO_LOCK_FOR_PT_RT) != 0;
+    credo_lock_release_hook = threads ? p2p_wake_local_sleepers : NULL;
     if (!threads && !rt) {
         /* the ordinary progress thread only polls while the application computes: a waiting
          * application thread keeps the lock (docs/GOAL.md §4) */

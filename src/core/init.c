@@ -1,5 +1,5 @@
 /* src/core/init.c — bring-up and teardown of the runtime in layer order (config, boot, transports,
- * p2p), the job identity, and fatal aborts that take the whole job down with a clear message. */
+ * p2p), and the abort handler that takes the whole job down through the launcher. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +8,10 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/core.h"
 #include "p2p/p2p.h"
 
-credo_runtime credo_rt;
 
 static void warn_setting(const char *msg, void *arg)
 {
@@ -20,11 +19,11 @@ static void warn_setting(const char *msg, void *arg)
     fprintf(stderr, "credo: warning: %s\n", msg);
 }
 
-uint64_t credo_now_ns(void)
+/* credo_abort's way out once the runtime is up: boot_abort prints "credo: rank R aborting: msg" once
+ * and tells the launcher. */
+static _Noreturn void abort_to_launcher(int code, const char *msg)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    boot_abort(code, msg);
 }
 
 int credo_init(void)
@@ -32,6 +31,7 @@ int credo_init(void)
     char err[256];
     if (credo_rt.initialized)
         return 0;
+    credo_set_abort_handler(abort_to_launcher);
     if (config_load(err, sizeof err)) {
         fprintf(stderr, "credo: invalid setting: %s\n", err);
         return -1;
@@ -68,15 +68,4 @@ int credo_finalize(void)
     boot_finalize();
     credo_rt.finalized = 1;
     return 0;
-}
-
-_Noreturn void credo_abort(int code, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    /* boot_abort prints "credo: rank R aborting: msg" once and tells the launcher */
-    boot_abort(code, msg);
 }

@@ -7,13 +7,18 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "core/config.h"
+#include "base/config.h"
 #include "core/core.h"
 #include "core/progress_thread.h"
-#include "goal/goal_exec.h"
 #include "p2p/p2p.h"
 
 static int pt_running;
+
+/* GOAL schedules under way (src/base's hint, written by the executor above us). */
+static int schedules_in_flight(void)
+{
+    return __atomic_load_n(&credo_schedules_in_flight, __ATOMIC_RELAXED);
+}
 static pthread_t pt_thread;
 static atomic_int pt_stop;
 
@@ -67,7 +72,7 @@ static void pt_sleep_lock_taken(void)
  * runs). */
 static void pt_rt_sleep_lock_taken(void)
 {
-    int long_sleep = p2p_oversubscribed() || (goal_exec_in_flight() && p2p_app_waiting());
+    int long_sleep = p2p_oversubscribed() || (schedules_in_flight() && p2p_app_waiting());
     struct timespec ts = {0, long_sleep ? PT_SLEEP_LOCKED_NS : PT_RT_SLEEP_LOCKED_SHORT_NS};
     nanosleep(&ts, NULL);
 }
@@ -128,7 +133,7 @@ static void *pt_thread_ordinary(void *unused)
         }
         if (++idle < PT_SPIN)
             continue;
-        struct timespec ts = {0, goal_exec_in_flight() ? PT_SLEEP_BUSY_NS : PT_SLEEP_IDLE_NS};
+        struct timespec ts = {0, schedules_in_flight() ? PT_SLEEP_BUSY_NS : PT_SLEEP_IDLE_NS};
         nanosleep(&ts, NULL);
     }
     return NULL;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "core/progress_thread.h"
+#include "base/lock.h"
 #include "goal/goal_exec.h"
 #include "xport/copy.h"
 
@@ -164,18 +164,16 @@ static void start_xfer(struct goal_run *run, uint32_t i, const goal_vop *op)
     p2p_req_free(req); /* p2p releases it after the hook */
 }
 
-/* Runs started and not finished, for the progress thread's idle policy (read without the lock: a
- * stale value only shifts one sleep). */
-static int runs_in_flight;
-
+/* Runs started and not finished: credo_schedules_in_flight (src/base), for the progress thread's
+ * idle policy. */
 int goal_exec_in_flight(void)
 {
-    return __atomic_load_n(&runs_in_flight, __ATOMIC_RELAXED);
+    return __atomic_load_n(&credo_schedules_in_flight, __ATOMIC_RELAXED);
 }
 
 static void finish_run(struct goal_run *run)
 {
-    __atomic_store_n(&runs_in_flight, runs_in_flight - 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&credo_schedules_in_flight, credo_schedules_in_flight - 1, __ATOMIC_RELAXED);
     if (run->scratch && !run->s->scratch_cache)
         run->s->scratch_cache = run->scratch; /* the next run of this schedule reuses it */
     else
@@ -353,7 +351,7 @@ int goal_exec_start_ex(struct goal_sched *s, goal_group *grp, goal_run_done_fn o
     goal_rs_init_in(&run->rs, s, cnt, ready);
     run->seq = grp->next_seq++;
     __atomic_fetch_add(&s->active_runs, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&runs_in_flight, runs_in_flight + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&credo_schedules_in_flight, credo_schedules_in_flight + 1, __ATOMIC_RELAXED);
     *out = run;
     /* Completions of this run's ops that happen while we start them wait in the queue: the run's
      * start loop and the drain are one trampoline. */

@@ -11,7 +11,7 @@
 #include <credo/mpi_t.h>
 #include <credo/stats.h>
 
-#include "core/config.h"
+#include "base/config.h"
 #include "mpi/mpi_impl.h" /* CREDO_PMPI */
 
 /* Everything here is off the fast path, so one lock makes the interface safe from any thread. */

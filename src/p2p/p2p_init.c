@@ -12,23 +12,15 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/config.h"
-#include "core/core.h"
-#include "core/progress_thread.h"
+#include "base/config.h"
+#include "base/base.h"
+#include "base/lock.h"
 #include "p2p/p2p_impl.h"
-
-static char seg_name[200];
+#include "xport/ofi.h" /* the network transport's own statistics, provider name and build status */
 
 #define POLL_FLUSH_BUDGET 64
 #define NET_SPIN_POLLS 200u
 #define NET_EAGER_AUTO_MAX ((size_t)16384)
-/* where a network RTS's data starts: slot header, message header, descriptor (p2p.c, RTS_OFF) */
-#define FIRST_OFF_RTS (sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr) + sizeof(mbox_rts))
-
-static void seg_name_of(char *buf, size_t len, int rank)
-{
-    snprintf(buf, len, "/credo.%s.%d", credo_rt.jobid, rank);
-}
 
 int p2p_rank(void)
 {
@@ -52,28 +44,13 @@ int p2p_node_of(int job_rank)
 
 void p2p_mem_released(const void *base, size_t len)
 {
-    if (P.nnet && len)
-        xofi_mr_invalidate(base, len);
+    if (P.xnet && len)
+        P.xnet->mr_invalidate(base, len);
 }
 
 int p2p_pid(int job_rank)
 {
     return (int)P.pid[job_rank];
-}
-
-/* CMA works if we can read the magic word of a neighbour's control block from its address space. */
-static int cma_probe(int peer, uint64_t remote_ctl)
-{
-    uint64_t magic = 0;
-    struct iovec l = {&magic, sizeof magic}, r = {(void *)(uintptr_t)remote_ctl, sizeof magic};
-    ssize_t n = process_vm_readv(P.pid[peer], &l, 1, &r, 1, 0);
-    if (n != (ssize_t)sizeof magic || magic != MBOX_MAGIC) {
-        if (credo_cfg.debug)
-            fprintf(stderr, "credo: rank %d: CMA unavailable (%s): using the pipelined shm copy\n", P.rank,
-                    n < 0 ? strerror(errno) : "short read");
-        return 0;
-    }
-    return 1;
 }
 
 /* This rank's node, as transports see it: the kernel's boot id and the identity of /dev/shm. Ranks
@@ -112,60 +89,60 @@ static void host_name(char *buf, size_t len)
             *c = '_';
 }
 
-/* The private view a network peer's chunks are written through (p2p.c, ring_reserve/ring_post). */
-static void net_view(mbox *mb)
+/* Publishes this rank's card of transport xo under "credo.<name>.<rank>" (or "-" when open failed:
+ * the others must not wait for it) and meets the others. */
+static int publish_card(const xport_ops *xo, int opened)
 {
-    *mb = (mbox){.ctl = &P.net_ctl, .slots = P.net_tx, .slot_size = P.self.slot_size,
-                 .slot_shift = P.self.slot_shift, .mask = UINT32_MAX, .bound = UINT32_MAX};
+    char key[64], card[512];
+    if (opened && xo->card(card, sizeof card) != 0) {
+        fprintf(stderr, "credo: rank %d: the %s transport has no printable address: %s\n", P.rank, xo->name,
+                xo->error());
+        opened = 0;
+    }
+    if (!opened)
+        snprintf(card, sizeof card, "-");
+    snprintf(key, sizeof key, "credo.%s.%d", xo->name, P.rank);
+    if (boot_put(key, card) || boot_fence()) {
+        fprintf(stderr, "credo: rank %d: %s address exchange failed\n", P.rank, xo->name);
+        return -1;
+    }
+    return opened ? 0 : -1;
 }
 
-/* Opens the network transport and connects the network peers (every rank calls it when any does:
- * its two fences are collective). */
+/* Connects rank r over xo from the card r published; its view goes to P.peer[r]. */
+static int connect_peer(const xport_ops *xo, int r)
+{
+    char key[64], card[512], err[256];
+    snprintf(key, sizeof key, "credo.%s.%d", xo->name, r);
+    if (boot_get(r, key, card, sizeof card) || strcmp(card, "-") == 0) {
+        fprintf(stderr, "credo: rank %d: rank %d published no %s address\n", P.rank, r, xo->name);
+        return -1;
+    }
+    if (xo->connect(r, card, &P.peer[r], err, sizeof err)) {
+        fprintf(stderr, "credo: rank %d: cannot reach rank %d over the %s transport: %s\n", P.rank, r, xo->name, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens the network transport for the peers P.xo names for it (every rank calls it when any does:
+ * publish_card's fence is collective). */
 static int net_open(int n, uint32_t bound)
 {
     char err[256];
-    size_t max_packet = (size_t)255 * P.self.slot_size;
-    xofi_params xp = {P.rank, n, P.fc_credits ? (size_t)bound * P.self.slot_size : 0, max_packet};
-    int rc = xofi_open(&xp, err, sizeof err);
-    char key[64], card[512];
-    if (rc == 0 && xofi_card(card, sizeof card) != 0) {
-        snprintf(err, sizeof err, "no printable endpoint address: %s", xofi_last_error());
-        rc = -1;
-    }
-    if (rc) {
-        fprintf(stderr, "credo: rank %d: the network transport cannot start: %s\n", P.rank, err);
-        snprintf(card, sizeof card, "-"); /* still publish and fence: the others must not hang */
-    }
-    snprintf(key, sizeof key, "credo.ofi.%d", P.rank);
-    if (boot_put(key, card) || boot_fence()) {
-        fprintf(stderr, "credo: rank %d: network address exchange failed\n", P.rank);
-        return -1;
-    }
+    const xport_ops *xo = P.xnet;
+    xport_params xp = {.rank = P.rank, .size = n, .jobid = credo_rt.jobid, .slot_size = P.self.slot_size,
+                       .bound = bound, .inflight_bytes = P.fc_credits ? (size_t)bound * P.self.slot_size : 0};
+    int rc = xo->open(&xp, err, sizeof err);
     if (rc)
+        fprintf(stderr, "credo: rank %d: the network transport cannot start: %s\n", P.rank, err);
+    if (publish_card(xo, rc == 0))
         return -1;
-    P.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (P.wake_fd < 0) {
-        fprintf(stderr, "credo: rank %d: eventfd: %s\n", P.rank, strerror(errno));
-        return -1;
-    }
-    P.net_tx = aligned_alloc(MBOX_CACHELINE, max_packet);
-    if (!P.net_tx) {
-        fprintf(stderr, "credo: rank %d: out of memory for the network send buffer\n", P.rank);
-        return -1;
-    }
     for (int r = 0; r < n; r++) {
-        if (P.xp[r] != XP_OFI)
+        if (r == P.rank || P.xo[r] != xo)
             continue;
-        snprintf(key, sizeof key, "credo.ofi.%d", r);
-        if (boot_get(r, key, card, sizeof card) || strcmp(card, "-") == 0) {
-            fprintf(stderr, "credo: rank %d: rank %d published no network address\n", P.rank, r);
+        if (connect_peer(xo, r))
             return -1;
-        }
-        if (xofi_connect(r, card, err, sizeof err)) {
-            fprintf(stderr, "credo: rank %d: cannot reach rank %d over the network: %s\n", P.rank, r, err);
-            return -1;
-        }
-        net_view(&P.peer[r]);
         P.nnet++;
     }
     /* A poll of the network is a system call (the provider's epoll), some 1-10 us, where a look at
@@ -190,7 +167,7 @@ static void net_limits(const fc_params *fp)
         half = 255;
     if (q > 255)
         q = 255;
-    P.rts_inline_max = mbox_chunk_bytes(&P.self, FIRST_OFF_RTS, half);
+    P.rts_inline_max = mbox_chunk_bytes(&P.self, RTS_OFF, half);
     if (P.rts_inline_max > P.rndv_chunk)
         P.rts_inline_max = P.rndv_chunk;
     /* auto: what the whole quota carries as one chunk, at most 16 KiB. A network eager message
@@ -201,7 +178,7 @@ static void net_limits(const fc_params *fp)
         P.net_eager_limit = credo_cfg.net_eager_limit;
         return;
     }
-    size_t quota = mbox_chunk_bytes(&P.self, sizeof(mbox_slot_hdr) + sizeof(mbox_msg_hdr), q);
+    size_t quota = mbox_chunk_bytes(&P.self, FIRST_OFF, q);
     P.net_eager_limit = quota < NET_EAGER_AUTO_MAX ? quota : NET_EAGER_AUTO_MAX;
     if (P.net_eager_limit < credo_cfg.eager_limit)
         P.net_eager_limit = credo_cfg.eager_limit;
@@ -231,7 +208,7 @@ int p2p_init(void)
     if (bound < 2)
         bound = 2;
     P.eager_limit = credo_cfg.eager_limit;
-    P.first_room = credo_cfg.slot_size - sizeof(mbox_slot_hdr) - sizeof(mbox_msg_hdr);
+    P.first_room = credo_cfg.slot_size - sizeof(mbox_slot_hdr) - sizeof(p2p_msg_hdr);
     P.copy_chunk = credo_cfg.copy_chunk;
     P.cma_ok = credo_cfg.cma;
     P.cma_min = credo_cfg.cma_min;
@@ -246,7 +223,6 @@ int p2p_init(void)
     P.spin_polls = credo_cfg.spin_polls ? credo_cfg.spin_polls : (P.oversubscribed ? 1u : 200000u);
 
     P.peer = calloc((size_t)n, sizeof *P.peer);
-    P.pid = calloc((size_t)n, sizeof *P.pid);
     P.cached_head = calloc((size_t)n, sizeof *P.cached_head);
     P.uq = calloc((size_t)n, sizeof *P.uq);
     P.rs = calloc((size_t)n, sizeof *P.rs);
@@ -255,7 +231,8 @@ int p2p_init(void)
     P.held_src = calloc((size_t)n, sizeof *P.held_src);
     P.active_from = calloc((size_t)n, sizeof *P.active_from);
     P.fin_wait = calloc((size_t)n, sizeof *P.fin_wait);
-    P.xp = calloc((size_t)n, sizeof *P.xp);
+    P.xo = calloc((size_t)n, sizeof *P.xo);
+    P.pid = calloc((size_t)n, sizeof *P.pid);
     P.node = calloc((size_t)n, sizeof *P.node);
     P.rndv_chunk = credo_cfg.rndv_chunk;
     P.rndv_window = credo_cfg.rndv_window;
@@ -274,81 +251,86 @@ int p2p_init(void)
         }
     }
     if (!P.held_src || !P.active_from || !P.fin_wait || !P.peer || !P.pid || !P.cached_head || !P.uq || !P.rs || !P.dq ||
-        !P.active || !P.xp || !P.node) {
+        !P.active || !P.xo || !P.node) {
         fprintf(stderr, "credo: rank %d: out of memory for %d peers\n", P.rank, n);
         return -1;
     }
 
-    seg_name_of(seg_name, sizeof seg_name, P.rank);
-    if (mbox_create(&P.self, seg_name, credo_cfg.slot_size, bound, (uint32_t)n, 2 * P.copy_chunk,
-                    credo_cfg.prepush_bytes, P.rank, err, sizeof err)) {
+    /* Shared memory is always open: our mailbox is the ring every peer of this node writes into. */
+    for (int r = 0; r < n; r++)
+        P.xo[r] = &xport_shm;
+    xport_params sp = {.rank = P.rank, .size = n, .jobid = credo_rt.jobid, .slot_size = credo_cfg.slot_size,
+                       .bound = bound, .staging_bytes = 2 * P.copy_chunk, .prepush_bytes = credo_cfg.prepush_bytes,
+                       .self = &P.self};
+    if (xport_shm.open(&sp, err, sizeof err)) {
         fprintf(stderr, "credo: rank %d: cannot create its mailbox: %s\n", P.rank, err);
+        xport_shm.close();
         return -1;
     }
+    P.rx = xshm_rx_state();
+    P.wake_fd = xshm_wake_fd();
+    P.pid[P.rank] = getpid();
     P.staging = (unsigned char *)P.self.ctl + P.self.ctl->staging_off;
     net_limits(&fp);
     size_t nunits = P.self.pp_nunits;
     P.prepush_words = (unsigned)((nunits + 63) / 64);
     for (size_t u = 0; u < nunits; u++)
         P.prepush_free[u / 64] |= (uint64_t)1 << (u % 64);
-    P.pid[P.rank] = getpid();
     P.st.mailbox_slots = bound;
     snprintf(P.st.scheme, sizeof P.st.scheme, "%s", P.fc->name);
 
     if (n > 1) {
-        /* The card: pid (CMA), the mailbox's address (the CMA probe's target) and the node (host
-         * name and /dev/shm identity), which chooses each peer's transport. */
-        char key[64], val[320], node[120], peer_node[200], host[65], peer_host[65];
+        /* The card: the node (its identity and host name), which chooses each peer's transport; the
+         * shared-memory transport's own card goes with it (one fence for both). */
+        char key[64], val[200], node[120], peer_node[200], host[65], peer_host[65];
         node_id(node, sizeof node);
         host_name(host, sizeof host);
         snprintf(key, sizeof key, "credo.card.%d", P.rank);
-        snprintf(val, sizeof val, "%d:%llx:%s:%s", (int)getpid(), (unsigned long long)(uintptr_t)P.self.ctl, node,
-                 host);
-        if (boot_put(key, val) || boot_fence()) {
+        snprintf(val, sizeof val, "%d:%s:%s", (int)getpid(), node, host);
+        char shm_card[128];
+        if (xport_shm.card(shm_card, sizeof shm_card) || boot_put(key, val)) {
+            fprintf(stderr, "credo: rank %d: business-card exchange failed\n", P.rank);
+            goto fail;
+        }
+        snprintf(key, sizeof key, "credo.shm.%d", P.rank);
+        if (boot_put(key, shm_card) || boot_fence()) {
             fprintf(stderr, "credo: rank %d: business-card exchange failed\n", P.rank);
             goto fail;
         }
         int nodes_differ = 0;
-        unsigned long long *ctls = calloc((size_t)n, sizeof *ctls);
         char (*nodes)[200] = calloc((size_t)n, sizeof *nodes);
-        if (!ctls || !nodes) {
-            free(ctls);
-            free(nodes);
+        if (!nodes)
             goto fail;
-        }
         snprintf(nodes[P.rank], sizeof nodes[P.rank], "%s", node);
         for (int r = 0; r < n; r++) {
             if (r == P.rank)
                 continue;
             snprintf(key, sizeof key, "credo.card.%d", r);
             int pid, used = 0;
-            peer_node[0] = 0;
-            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%llx:%n", &pid, &ctls[r], &used) < 2 || !used) {
+            if (boot_get(r, key, val, sizeof val) || sscanf(val, "%d:%n", &pid, &used) < 1 || !used) {
                 fprintf(stderr, "credo: rank %d: no business card from rank %d\n", P.rank, r);
-                free(ctls);
+                free(nodes);
                 goto fail;
             }
+            P.pid[r] = pid;
             snprintf(peer_node, sizeof peer_node, "%s", val + used);
             char *colon = strchr(peer_node, ':');
             snprintf(peer_host, sizeof peer_host, "%s", colon ? colon + 1 : "?");
             if (colon)
                 *colon = 0;
             snprintf(nodes[r], sizeof nodes[r], "%s", peer_node);
-            P.pid[r] = pid;
             int same = strcmp(peer_node, node) == 0;
             if (!same)
                 nodes_differ = 1;
-            P.xp[r] = credo_cfg.xport == CONFIG_XPORT_OFI || !same ? XP_OFI : XP_SHM;
+            P.xo[r] = credo_cfg.xport == CONFIG_XPORT_OFI || !same ? &xport_ofi : &xport_shm;
             if (!same && credo_cfg.xport == CONFIG_XPORT_SHM) {
                 fprintf(stderr, "credo: rank %d (host %s) and rank %d (host %s) share no node (boot id and /dev/shm "
                         "differ), and CREDO_XPORT=shm allows only shared memory: unset CREDO_XPORT (auto) to reach "
                         "rank %d over the network\n", P.rank, host, r, peer_host, r);
-                free(ctls);
+                free(nodes);
                 goto fail;
             }
         }
-        /* Every rank sees the same cards, so all agree whether the network is needed (if nodes
-         * differ, every rank has a peer elsewhere): net_open's fences are reached by all or none. */
         /* A node's number is its lowest rank: the same at every rank (MPI_COMM_TYPE_SHARED). */
         for (int r = 0; r < n; r++) {
             P.node[r] = r;
@@ -359,63 +341,46 @@ int p2p_init(void)
                 }
         }
         free(nodes);
+        /* Every rank sees the same cards, so all agree whether the network is needed (if nodes
+         * differ, every rank has a peer elsewhere): net_open's fence is reached by all or none. */
         if ((nodes_differ && credo_cfg.xport == CONFIG_XPORT_AUTO) || credo_cfg.xport == CONFIG_XPORT_OFI) {
             if (!xofi_built()) {
                 fprintf(stderr, "credo: rank %d: %s needs the network transport, but %s\n", P.rank,
                         credo_cfg.xport == CONFIG_XPORT_OFI ? "CREDO_XPORT=ofi" : "a job whose ranks run on several nodes",
                         xofi_last_error());
-                free(ctls);
                 goto fail;
             }
-            if (net_open(n, bound)) {
-                free(ctls);
+            P.xnet = &xport_ofi;
+            if (net_open(n, bound))
                 goto fail;
-            }
         }
-        int probe_peer = -1;
-        uint64_t probe_ctl = 0;
-        for (int r = 0; r < n; r++) {
-            if (r == P.rank || P.xp[r] != XP_SHM)
-                continue;
-            if (probe_peer < 0) {
-                probe_peer = r;
-                probe_ctl = ctls[r];
+        int nshm = 0;
+        for (int r = 0; r < n; r++)
+            if (r != P.rank && P.xo[r] == &xport_shm) {
+                if (connect_peer(&xport_shm, r))
+                    goto fail;
+                nshm++;
             }
-            char name[200];
-            seg_name_of(name, sizeof name, r);
-            if (mbox_attach(&P.peer[r], name, err, sizeof err)) {
-                fprintf(stderr, "credo: rank %d: cannot attach rank %d's mailbox: %s\n", P.rank, r, err);
-                free(ctls);
-                goto fail;
-            }
-        }
-        free(ctls);
-        /* Everybody mapped everything: the names can go now, so nothing is left behind after a crash. */
+        /* Everybody connected everything: the transports may drop what start-up needed (the shared
+         * segments' names, so nothing is left behind after a crash). */
         if (boot_fence()) {
             fprintf(stderr, "credo: rank %d: bootstrap barrier failed\n", P.rank);
             goto fail;
         }
-        /* Every rank unlinks every name, not only its own: the first rank out of this fence may abort
-         * or crash at once, and a launcher that then kills the others (MPICH's hydra does) can catch a
-         * rank that has not yet returned from the fence, whose name would stay in /dev/shm. So no rank
-         * leaves start-up before all names are gone (the others' unlinks then fail with ENOENT). */
-        shm_unlink(seg_name);
-        seg_name[0] = 0;
-        for (int i = 1; i < n; i++) {
-            char name[200];
-            seg_name_of(name, sizeof name, (P.rank + i) % n);
-            shm_unlink(name);
+        xport_shm.ready();
+        if (P.xnet)
+            P.xnet->ready();
+        if (P.cma_ok && nshm && !xshm_cma_ok()) { /* probed on a shared-memory peer, if there is one */
+            if (credo_cfg.debug)
+                fprintf(stderr, "credo: rank %d: %s: using the pipelined shm copy\n", P.rank, xport_shm.error());
+            P.cma_ok = 0;
         }
-        if (P.cma_ok && probe_peer >= 0)
-            P.cma_ok = cma_probe(probe_peer, probe_ctl);
     }
-    if (seg_name[0])
-        shm_unlink(seg_name);
-    seg_name[0] = 0;
+    else
+        xport_shm.ready();
     return 0;
 fail:
-    if (seg_name[0])
-        shm_unlink(seg_name);
+    xport_shm.close(); /* our segment's name goes: nothing is left in /dev/shm */
     return -1;
 }
 
@@ -426,6 +391,11 @@ int credo_fc_stats_get(credo_fc_stats *out)
     if (!credo_rt.initialized || !P.fc)
         return -1;
     *out = P.st;
+    if (P.rx) { /* our ring's occupancy, sampled by the shared-memory transport's poll */
+        out->occupancy_samples = P.rx->occ_samples;
+        out->occupancy_sum = P.rx->occ_sum;
+        out->peak_occupancy = P.rx->occ_peak;
+    }
     const fc_counters *c = P.fc->counters(P.fcs);
     out->credit_packets_sent = c->credit_packets_sent;
     out->piggybacked_returns = c->piggybacked_returns;
@@ -456,9 +426,9 @@ int credo_fc_peer_stats_get(int peer, credo_fc_peer_stats *out)
 int credo_peer_transport(int peer, char *name, size_t len)
 {
     CREDO_LOCK_ENTER();
-    if (!credo_rt.initialized || !P.xp || peer < 0 || peer >= P.size || !name || len == 0)
+    if (!credo_rt.initialized || !P.xo || peer < 0 || peer >= P.size || !name || len == 0)
         return -1;
-    snprintf(name, len, "%s", peer == P.rank ? "self" : P.xp[peer] == XP_OFI ? "ofi" : "shm");
+    snprintf(name, len, "%s", peer == P.rank ? "self" : P.xo[peer]->name);
     return 0;
 }
 
@@ -531,25 +501,22 @@ void p2p_finalize(void)
         p2p_wait_step(&w);
     if (credo_cfg.fc_report)
         fc_report();
-    if (P.nnet) {
+    if (P.xnet) {
         /* Nothing may be in flight when the endpoints close: every rank drives its network sends
          * out, then all meet (a peer still sending to a closed endpoint would see the job fail). */
-        while (xofi_progress(POLL_FLUSH_BUDGET, NULL, NULL, NULL) > 0 || xofi_busy())
+        while (P.xnet->progress(POLL_FLUSH_BUDGET, NULL) > 0 || P.xnet->busy())
             ;
         if (boot_fence())
             fprintf(stderr, "credo: rank %d: the finalize barrier of the network transport failed\n", P.rank);
     }
     for (int r = 0; r < P.size; r++)
-        if (r != P.rank && P.xp[r] == XP_SHM)
-            mbox_detach(&P.peer[r]);
-    if (P.nnet || P.net_tx)
-        xofi_close();
-    if (P.wake_fd >= 0)
-        close(P.wake_fd);
-    free(P.net_tx);
-    free(P.xp);
+        if (r != P.rank && P.xo[r])
+            P.xo[r]->disconnect(r, &P.peer[r]);
+    if (P.xnet)
+        P.xnet->close();
+    xport_shm.close();
+    free(P.xo);
     free(P.node);
-    mbox_detach(&P.self);
     for (int s = 0; s < P.size; s++)
         for (uexp *u = P.uq[s].head, *nx; u; u = nx) {
             nx = u->next;

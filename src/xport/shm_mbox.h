@@ -21,50 +21,11 @@
 typedef struct mbox_slot_hdr {
     _Atomic uint32_t seq;
     uint16_t src;    /* sender's job rank */
-    uint8_t kind;    /* enum mbox_pkt_kind */
+    uint8_t kind;    /* the protocol's packet kind (p2p/p2p_proto.h): opaque to the mailbox */
     uint8_t nslots;  /* slots in this chunk (first slot of a chunk only) */
 } mbox_slot_hdr;
 
-enum mbox_pkt_kind {
-    MBOX_PKT_EAGER = 1,      /* first chunk of an eager message: msg header + payload */
-    MBOX_PKT_EAGER_CONT = 2, /* further chunk of the current eager message of that sender */
-    MBOX_PKT_RTS = 3,        /* rendezvous request-to-send: msg header + rndv descriptor */
-    MBOX_PKT_FIN = 4,        /* receiver finished pulling: completes the send request */
-    MBOX_PKT_CTS = 5,        /* receiver asks for the pipelined shm copy (CMA unavailable) */
-    MBOX_PKT_COPY_DATA = 6,  /* sender staged a chunk for the pipelined copy */
-    MBOX_PKT_COPY_ACK = 7,   /* receiver consumed a staged chunk */
-    MBOX_PKT_FC_CREDIT = 8,  /* flow control: explicit credit return (consumes no credit) */
-    MBOX_PKT_FC_REQUEST = 9, /* flow control: compulsory return request (dynamic) */
-    MBOX_PKT_FC_RESPONSE = 10, /* flow control: compulsory return response (dynamic) */
-    MBOX_PKT_CANCEL = 11,      /* sender cancels a rendezvous send whose request-to-send is out */
-    MBOX_PKT_CANCEL_ACK = 12,  /* receiver's answer: dropped unmatched (cancelled), or matched */
-    MBOX_PKT_COPY_END = 13,    /* sender ends a pipelined copy the receiver took over with CMA */
-};
 
-/* Message header in the first slot of EAGER and RTS chunks (16 bytes, as in the thesis' MPI header). */
-typedef struct mbox_msg_hdr {
-    int32_t tag;
-    uint32_t ctx;
-    uint32_t len;      /* total message bytes (RTS: low 32 bits; see rts descriptor) */
-    uint16_t piggy;    /* credits returned to the receiver of this message (flow control) */
-    uint16_t flags;
-} mbox_msg_hdr;
-
-#define MBOX_MSG_SYNC 0x1u /* RTS of a synchronous send */
-
-/* Rendezvous descriptor following the msg header in an RTS slot. */
-typedef struct mbox_rts {
-    uint64_t addr;   /* sender's buffer (its virtual address, for process_vm_readv), or
-                      * MBOX_RTS_PREPUSHED | unit: the sender already copied the message into
-                      * its segment's prepush area from that unit on, so the receiver copies it
-                      * from there and no CTS round trip is needed */
-    uint64_t len;    /* full length */
-    uint64_t sreq;   /* sender's request, echoed in FIN/CTS */
-    uint64_t key;    /* network peers: the registration key of the buffer at addr (0 in shared memory) */
-} mbox_rts;
-
-/* User-space addresses never have bit 63 set, so it marks a prepushed RTS. */
-#define MBOX_RTS_PREPUSHED (1ull << 63)
 /* The prepush area: up to MBOX_PREPUSH_UNITS units of at least MBOX_PREPUSH_MIN_UNIT bytes right
  * after the staging halves (to the end of the segment), owned by the segment's rank as a sender; a
  * message of up to MBOX_PREPUSH_MAX bytes takes ceil(len / unit) adjacent units within one group of
@@ -78,10 +39,6 @@ typedef struct mbox_rts {
 #define MBOX_PREPUSH_UNITS 512u
 #define MBOX_PREPUSH_MIN_UNIT ((size_t)1024)
 #define MBOX_PREPUSH_MAX ((size_t)131072)
-/* The longest eager message a sender may write (the cap of CREDO_EAGER_LIMIT, src/core/config.c):
- * a receiver refuses a longer one before it allocates for it. */
-#define MBOX_EAGER_MAX ((size_t)1 << 20)
-
 /* Shared control block at the start of each segment. Writers touch line `tail` (reservation and the
  * doorbell flag), only the owner writes line `head`. Separate lines keep writer traffic off the
  * owner's line and vice versa. */
@@ -98,7 +55,10 @@ typedef struct mbox_ctl {
     int32_t owner_rank;
     uint64_t claims_off;  /* the copy done words, one per sender (mbox.copy_done) */
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t tail;
-    _Atomic uint32_t sleepers; /* owner threads (about to be) asleep in futex_wait on `bell` */
+    /* Owner threads (about to be) asleep: in futex_wait on `bell` (low 16 bits, one each), or in
+     * ppoll on the owner's eventfd with other wait objects (MBOX_POLL_SLEEPER each: a rank that also
+     * waits for the network), which writers reach through mbox.ring_fd. */
+    _Atomic uint32_t sleepers;
     _Atomic uint32_t bell;     /* futex word: writers bump it to wake the sleepers */
     char pad1[MBOX_CACHELINE - 16];
     _Alignas(MBOX_CACHELINE) _Atomic uint64_t head;
@@ -143,10 +103,13 @@ typedef struct mbox {
     size_t pp_unit;   /* 0: the owner has prepush off */
     size_t pp_nunits;
     _Atomic uint64_t *copy_done; /* one per rank (mbox_create's nclaims), in the owner's segment */
+    int ring_fd;      /* writer: the owner's eventfd in this process (pidfd_getfd), -1 if none */
 } mbox;
 
+#define MBOX_POLL_SLEEPER 0x10000u
+
 /* Copy done words: a pipelined copy from sender s to receiver r needs both progress engines; when s
- * stops calling MPI in the middle, r reads the rest from s's buffer with CMA (p2p.c, copy_takeover).
+ * stops calling MPI in the middle, r reads the rest from s's buffer with CMA (p2p_rndv.c, copy_takeover).
  * copy_done[s] in r's segment is then the number of the latest transfer from s that r took over and
  * read completely (both sides number r's CTSs to s, which s serves in order; 0: none). Only r writes
  * it, with release, after its read; s reads it with acquire and may then complete that send and every
@@ -319,9 +282,10 @@ static inline size_t mbox_chunk_bytes(const mbox *mb, size_t first_off, uint32_t
     return (mb->slot_size - first_off) + (size_t)(n - 1) * (mb->slot_size - sizeof(mbox_slot_hdr));
 }
 
-/* Doorbell: wake the owner's sleeping threads, if any. An event count rather than one flag, since
- * two threads of the owner (application and progress thread) may sleep at once: a flag cleared by
- * the first to wake would hide the second from every writer. */
+/* Doorbell: wake the owner's sleeping threads, if any: futex sleepers by the bell, poll sleepers by
+ * their eventfd. An event count rather than one flag, since two threads of the owner (application
+ * and progress thread) may sleep at once: a flag cleared by the first to wake would hide the second
+ * from every writer. */
 void mbox_ring_doorbell(mbox *mb);
 static inline void mbox_doorbell(mbox *mb)
 {
@@ -337,5 +301,10 @@ void mbox_sleep(mbox *mb, uint64_t next_idx, uint32_t timeout_us);
  * after begin (it completed what the sleeper waits for) changes the bell, so it cannot be lost. */
 uint32_t mbox_sleep_begin(mbox *mb);
 void mbox_sleep_end(mbox *mb, uint64_t next_idx, uint32_t bell, uint32_t timeout_us);
+/* A poll sleeper (who also waits on other file descriptors): begin counts it (seq_cst, as
+ * mbox_sleep_begin) and returns 0 when the chunk at next_idx is ready already (do not sleep), end
+ * uncounts it. Between them the owner sleeps in poll on the eventfd the writers' ring_fd names. */
+int mbox_poll_sleep_begin(mbox *mb, uint64_t next_idx);
+void mbox_poll_sleep_end(mbox *mb);
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/core.h"
 
 static int me, np;

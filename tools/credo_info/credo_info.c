@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "credo_version.h"
 #include "fc/fc.h"
 #include "xport/copy.h"

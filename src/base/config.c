@@ -1,9 +1,9 @@
-/* src/core/config.c — the table of CREDO_* settings and its parser.
+/* src/base/config.c — the table of CREDO_* settings and its parser.
  * One entry per variable: name, type, default, one line of documentation and the values it accepts,
  * used everywhere else. A value that is empty, has blanks around it or is not among the accepted ones
  * stops MPI_Init with one line naming the variable, the value and what is accepted; a CREDO_*
  * variable that is neither a setting nor read by credo's tools is reported by config_unknown. */
-#include "core/config.h"
+#include "base/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -298,7 +298,7 @@ int config_load(char *err, size_t errlen)
                 return refuse(v, text, err, errlen);
             c.rndv_chunk = num;
         } else if (strcmp(v->name, "CREDO_RNDV_WINDOW") == 0) {
-            if (num < 1 || num > 256)
+            if (num < 1 || num > 64) /* one bit per outstanding read (p2p_impl.h, NET_PULL_MAX_WINDOW) */
                 return refuse(v, text, err, errlen);
             c.rndv_window = (uint32_t)num;
         } else if (strcmp(v->name, "CREDO_PMI") == 0) {

@@ -1,4 +1,4 @@
-/* src/core/config.h — credo's run-time settings: one table of CREDO_* environment variables with
+/* src/base/config.h — credo's run-time settings: one table of CREDO_* environment variables with
  * defaults and documentation, read once at init; credo_info, docs/CONFIG.md and MPI_T use it. */
 #ifndef CREDO_CONFIG_H
 #define CREDO_CONFIG_H
