@@ -549,7 +549,9 @@ static struct fi_info *make_hints(void)
     if (!h)
         return NULL;
     h->ep_attr->type = FI_EP_RDM;
-    h->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_SEND | FI_RECV | FI_READ | FI_REMOTE_READ;
+    /* FI_WRITE | FI_REMOTE_WRITE: one-sided Put over the network (src/mpi/win_net.c, fi_write) */
+    h->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_SEND | FI_RECV | FI_READ | FI_REMOTE_READ | FI_WRITE |
+              FI_REMOTE_WRITE;
     /* We give every operation a struct fi_context2, so providers may ask for either. */
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     /* Packets to one destination must arrive in send order (p2p's matching relies on it). */
