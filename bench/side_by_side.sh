@@ -21,6 +21,8 @@
 #        MPIS="credo ompi mpich"  BENCHES="pingpong bw bibw msgrate"  subsets to run
 #        CREDO_BASE=<build dir of another credo commit>: adds its column ("base") to compare two commits
 #        in the same interleaved rounds (MPIS then defaults to "base credo ompi mpich")
+#        CREDO_NET_PROVIDER=<libfabric provider> for credo in --net mode (default "tcp;ofi_rxm"; "net" is
+#        libfabric 1.17's native TCP endpoint, always kept on lo as well)
 #        RUN_TIMEOUT=seconds per launch (default 180)   BENCH_CFLAGS (default "-std=c11 -O2")
 #        OMPI_RUN_ARGS / MPICH_RUN_ARGS  extra launcher options for the peers
 # Only bash, coreutils, awk and sort: it must run on a bare machine with just the MPIs installed.
@@ -104,8 +106,9 @@ fi
 # Network mode: each MPI's launcher prefix restricting it to TCP over the loopback interface (never
 # eth0: benchmark traffic stays on this machine). Shared-memory mode: nothing.
 net_credo=""; net_ompi=""; net_mpich=""
+credo_prov=${CREDO_NET_PROVIDER:-tcp;ofi_rxm}
 if [ "$net" = 1 ]; then
-  net_credo="env CREDO_XPORT=ofi FI_PROVIDER=tcp;ofi_rxm FI_TCP_IFACE=lo"
+  net_credo="env CREDO_XPORT=ofi FI_PROVIDER=$credo_prov FI_TCP_IFACE=lo FI_NET_IFACE=lo"
   # Debian's Open MPI defaults to ob1 already (pml ^ucx); say so, so a site default cannot pick ucx.
   net_ompi="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
   # Debian's MPICH is ch4:ucx; without sysv/posix/cma in UCX_TLS only TCP can carry rank to rank.
@@ -114,7 +117,7 @@ fi
 mode_line() { # mpi: how it was told to communicate
   if [ "$net" = 1 ]; then
     case $1 in
-      credo|base) echo "CREDO_XPORT=ofi FI_PROVIDER=tcp;ofi_rxm FI_TCP_IFACE=lo" ;;
+      credo|base) echo "CREDO_XPORT=ofi FI_PROVIDER=$credo_prov FI_TCP_IFACE=lo FI_NET_IFACE=lo" ;;
       ompi) echo "$net_ompi" ;;
       mpich) echo "${net_mpich#env }" ;;
     esac
