@@ -461,17 +461,28 @@ static int complete(const struct fi_cq_data_entry *e, xofi_rx_fn on_rx, xofi_rea
     return 0;
 }
 
-/* An error completion: a failed read goes to on_read with -EIO; anything else is fatal. */
-static int complete_err(xofi_read_fn on_read, void *arg)
+/* Takes the next error completion into *ee: 1, or 0 when there is none after all, or a negative errno
+ * when reading it failed (complete_err, win_drive). */
+static int read_err_entry(struct fi_cq_err_entry *ee)
 {
-    struct fi_cq_err_entry ee = {0};
-    ssize_t rc = fi_cq_readerr(g.cq, &ee, 0);
+    *ee = (struct fi_cq_err_entry){0};
+    ssize_t rc = fi_cq_readerr(g.cq, ee, 0);
     if (rc == -FI_EAGAIN)
         return 0;
     if (rc < 0) {
         seterr(NULL, 0, "ofi: reading an error completion failed: %s", fi_strerror((int)-rc));
         return ofi_errno(rc);
     }
+    return 1;
+}
+
+/* An error completion: a failed read goes to on_read with -EIO; anything else is fatal. */
+static int complete_err(xofi_read_fn on_read, void *arg)
+{
+    struct fi_cq_err_entry ee;
+    int got = read_err_entry(&ee);
+    if (got <= 0)
+        return got;
     op_hdr *h = ee.op_context;
     char why[128];
     snprintf(why, sizeof why, "%s", fi_strerror(ee.err));
@@ -1348,14 +1359,10 @@ static int win_drive(int peer)
         return -ENOMEM;
     ssize_t got = cq_read(e, OFI_CQ_BATCH);
     if (got == -FI_EAVAIL) {
-        struct fi_cq_err_entry ee = {0};
-        ssize_t rc = fi_cq_readerr(g.cq, &ee, 0);
-        if (rc == -FI_EAGAIN)
-            return 0;
-        if (rc < 0) {
-            seterr(NULL, 0, "ofi: reading an error completion failed: %s", fi_strerror((int)-rc));
-            return ofi_errno(rc);
-        }
+        struct fi_cq_err_entry ee;
+        int e = read_err_entry(&ee);
+        if (e <= 0)
+            return e;
         op_hdr *h = ee.op_context;
         if (h && h->kind == OP_WIN) {
             wop *w = (wop *)h;
