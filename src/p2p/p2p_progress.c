@@ -237,8 +237,10 @@ static void net_sleep(uint32_t timeout_us, int locked, uint64_t next)
     if (locked)
         atomic_fetch_add_explicit(&P.local_sleepers, 1, memory_order_relaxed);
     int held = locked && lock_hooks.drop ? lock_hooks.drop() : 0;
-    /* without a wait fd from the provider, a bounded sleep on the wake fd alone */
-    int rc = ppoll(pfd, fd >= 0 ? 2 : 1, fd >= 0 ? &ts : &(struct timespec){0, 50000}, NULL);
+    /* Without a wait fd from the provider (libfabric 1.17's "net" has none), a sleep on the wake fd
+     * alone: 50 us for a thread waiting in MPI, the caller's own bound for the progress thread
+     * (unlocked), which at real-time priority must not wake every 50 us on every rank. */
+    int rc = ppoll(pfd, fd >= 0 ? 2 : 1, fd >= 0 || !locked ? &ts : &(struct timespec){0, 50000}, NULL);
     if (locked) /* the counters are the lock holder's */
         P.nst.sleeps++;
     if (rc > 0 && (pfd[0].revents & POLLIN)) {
