@@ -244,6 +244,14 @@ typedef struct p2p_engine {
     int nnet;
     int wake_fd;            /* xshm_wake_fd(): wakes this process's threads asleep in net_sleep, rung
                              * by our other threads and by shared-memory peers' doorbells */
+    /* The network's wait fd as net_sleep finds it (read and written without the lock by the progress
+     * thread too: relaxed atomics, hints only): progress passes that handed something up, the count
+     * at the last wake-up by the fd, wake-ups by the fd in a row after which progress found nothing,
+     * and whether the fd was found useless (always readable: libfabric 1.17's "net"). */
+    _Atomic uint64_t net_events;
+    _Atomic uint64_t net_events_at_wake;
+    _Atomic uint32_t net_fd_idle_wakes;
+    _Atomic int net_fd_useless;
     net_pull *npull_head, *npull_tail; /* network pulls in progress */
     int npull_blocked;      /* a read was refused (-EAGAIN): retry issuing at the next progress */
     size_t rndv_chunk;      /* CREDO_RNDV_CHUNK */

@@ -18,6 +18,7 @@
 p2p_engine P;
 
 #define POLL_BUDGET 64 /* chunks and network events one progress pass hands up at most, per transport */
+#define NET_FD_IDLE_WAKES 1000u /* see net_sleep */
 
 static void wait_step(p2p_waiter *w);
 
@@ -98,6 +99,8 @@ static int net_progress(void)
     P.in_poll = 1;
     int n = P.xnet->progress(POLL_BUDGET, &net_upcalls);
     rx_pass_end(outer);
+    if (n > 0)
+        atomic_fetch_add_explicit(&P.net_events, 1, memory_order_relaxed); /* a hint for net_sleep */
     if (n == -EPROTO)
         credo_abort(1, "protocol error: %s", P.xnet->error());
     if (n < 0)
@@ -228,6 +231,16 @@ static void net_sleep(uint32_t timeout_us, int locked, uint64_t next)
      * sleeper may wait for (p2p_wake_sleeper, p2p_wake_local_sleepers): the completion queue stays
      * quiet for an event some other thread already took from it. */
     int fd = P.xnet->wait_fd();
+    /* A wait fd that keeps waking us while progress finds nothing is useless (it stays readable:
+     * libfabric 1.17's "net" provider); after NET_FD_IDLE_WAKES such wake-ups in a row it is left out
+     * and the sleep is a bounded one on the wake fd, as without a wait fd. Without this, a real-time
+     * progress thread spun at full speed on every rank. */
+    if (fd >= 0 && atomic_load_explicit(&P.net_fd_useless, memory_order_relaxed))
+        fd = -1;
+    if (fd >= 0 && atomic_load_explicit(&P.net_fd_idle_wakes, memory_order_relaxed) &&
+        atomic_load_explicit(&P.net_events, memory_order_relaxed) !=
+            atomic_load_explicit(&P.net_events_at_wake, memory_order_relaxed))
+        atomic_store_explicit(&P.net_fd_idle_wakes, 0, memory_order_relaxed); /* that wake-up had work */
     if (locked && fd >= 0 && !P.xnet->sleep_ok())
         return; /* something is pending: progress again */
     struct pollfd pfd[2] = {{P.wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
@@ -243,6 +256,16 @@ static void net_sleep(uint32_t timeout_us, int locked, uint64_t next)
     int rc = ppoll(pfd, fd >= 0 ? 2 : 1, fd >= 0 || !locked ? &ts : &(struct timespec){0, 50000}, NULL);
     if (locked) /* the counters are the lock holder's */
         P.nst.sleeps++;
+    if (rc > 0 && fd >= 0 && (pfd[1].revents & POLLIN)) {
+        atomic_store_explicit(&P.net_events_at_wake, atomic_load_explicit(&P.net_events, memory_order_relaxed),
+                              memory_order_relaxed);
+        if (atomic_fetch_add_explicit(&P.net_fd_idle_wakes, 1, memory_order_relaxed) + 1 >= NET_FD_IDLE_WAKES &&
+            !atomic_exchange_explicit(&P.net_fd_useless, 1, memory_order_relaxed)) {
+            if (credo_cfg.debug)
+                fprintf(stderr, "credo: rank %d: the network's wait fd stays readable with nothing to do: "
+                        "sleeping without it\n", P.rank);
+        }
+    }
     if (rc > 0 && (pfd[0].revents & POLLIN)) {
         if (locked)
             P.nst.sleeps_rung++;
