@@ -368,10 +368,11 @@ uint32_t config_slots_per_peer(uint32_t nranks)
 }
 
 /* CREDO_* variables that are not run-time settings but are read by credo's tools (credocc: the
- * compilers mpicc, mpicxx and mpifort wrap) or its test suite (tests/goal/bounded.sh: a sanitized
- * build), so no program warns about them. */
-static const char *const tool_vars[] = {"CREDO_CC", "CREDO_CXX", "CREDO_FORTRAN_COMPILER",
-                                        "CREDO_TEST_SANITIZED"};
+ * compilers mpicc, mpicxx and mpifort wrap; credorun: the launch agent), by the network transport
+ * (CREDO_NET_IF, src/xport/ofi.c: the interface, as libfabric's own variables) or by its test suite
+ * (tests/goal/bounded.sh: a sanitized build), so no program warns about them. */
+static const char *const tool_vars[] = {"CREDO_CC", "CREDO_CXX", "CREDO_FORTRAN_COMPILER", "CREDO_LAUNCH_AGENT",
+                                        "CREDO_NET_IF", "CREDO_TEST_SANITIZED"};
 
 /* Edit distance (insertions, deletions, substitutions; letters compared without case). */
 static size_t edit_distance(const char *a, const char *b)

@@ -637,6 +637,19 @@ static void rxm_queue_sizes(void)
     setenv("FI_OFI_RXM_MSG_TX_SIZE", "16", 0);
 }
 
+/* CREDO_NET_IF (credorun's --iface, set by hand under other launchers) names the interface the network
+ * transport uses: the TCP providers' own variables get it unless the user set them. Without any, the
+ * provider takes its first interface (here a bridge, then eth0). Read before the first fi_getinfo. */
+static void net_interface(void)
+{
+    const char *v = getenv("CREDO_NET_IF");
+    if (!v || !*v)
+        return;
+    setenv("FI_TCP_IFACE", v, 0);
+    setenv("FI_NET_IFACE", v, 0);
+    setenv("FI_SOCKETS_IFACE", v, 0);
+}
+
 int xofi_open(const xofi_params *p, char *err, size_t errlen)
 {
     if (g.open) {
@@ -658,6 +671,7 @@ int xofi_open(const xofi_params *p, char *err, size_t errlen)
     g.open = 1; /* from here on xofi_close undoes whatever was made */
 
     rxm_queue_sizes();
+    net_interface();
     if ((rc0 = rxm_eager_limit(err, errlen)) != 0) {
         xofi_close();
         return rc0;
