@@ -110,7 +110,7 @@ static int stage_message(preq *s, uint32_t need)
     } else {
         /* the stage as a ring of its own, so the chunk layout is exactly mbox_put_bytes' */
         mbox stage_ring = {.slots = P.stage, .slot_size = P.self.slot_size, .slot_shift = P.self.slot_shift,
-                           .mask = UINT32_MAX};
+                           .mask = UINT32_MAX, .ring_fd = -1};
         mbox_put_bytes(&stage_ring, k, FIRST_OFF, s->buf, len);
         size_t left = len - (P.self.slot_size - FIRST_OFF);
         P.stage_used[k] = (uint16_t)(P.self.slot_size - sizeof(uint32_t));

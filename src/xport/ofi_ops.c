@@ -59,7 +59,7 @@ static int ofi_connect(int rank, const char *card, mbox *view, char *err, size_t
     /* A ring that starts at index 0 and never wraps: every chunk is written from slot 0 and post
      * sends the written slots as one packet. */
     *view = (mbox){.ctl = &N.tx_ctl, .slots = N.tx, .slot_size = N.slot_size, .slot_shift = N.slot_shift,
-                   .mask = UINT32_MAX, .bound = UINT32_MAX};
+                   .mask = UINT32_MAX, .bound = UINT32_MAX, .ring_fd = -1};
     N.peer[rank] = 1;
     return 0;
 }
@@ -120,7 +120,7 @@ static void ofi_rx(const void *pkt, size_t len, void *arg)
         return;
     }
     mbox view = {.ctl = &N.tx_ctl, .slots = (unsigned char *)(uintptr_t)pkt, .slot_size = N.slot_size,
-                 .slot_shift = shift, .mask = UINT32_MAX, .bound = UINT32_MAX};
+                 .slot_shift = shift, .mask = UINT32_MAX, .bound = UINT32_MAX, .ring_fd = -1};
     uint32_t total = (uint32_t)(len >> shift);
     for (uint32_t idx = 0; idx < total;) {
         const mbox_slot_hdr *h = mbox_hdr(&view, idx);
