@@ -252,6 +252,8 @@ typedef struct p2p_engine {
     _Atomic uint64_t net_events_at_wake;
     _Atomic uint32_t net_fd_idle_wakes;
     _Atomic int net_fd_useless;
+    int debug;              /* CREDO_DEBUG: notes on transport decisions (p2p_init copies it: the engine's
+                             * files read no configuration themselves) */
     net_pull *npull_head, *npull_tail; /* network pulls in progress */
     int npull_blocked;      /* a read was refused (-EAGAIN): retry issuing at the next progress */
     size_t rndv_chunk;      /* CREDO_RNDV_CHUNK */

@@ -236,6 +236,7 @@ int p2p_init(void)
     P.node = calloc((size_t)n, sizeof *P.node);
     P.rndv_chunk = credo_cfg.rndv_chunk;
     P.rndv_window = credo_cfg.rndv_window;
+    P.debug = credo_cfg.debug;
     P.probe_src = -2;
     P.last_isend_dest = -1;
     /* Batching needs credits: without them (none) a staged message could find the ring full. */

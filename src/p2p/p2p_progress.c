@@ -261,7 +261,7 @@ static void net_sleep(uint32_t timeout_us, int locked, uint64_t next)
                               memory_order_relaxed);
         if (atomic_fetch_add_explicit(&P.net_fd_idle_wakes, 1, memory_order_relaxed) + 1 >= NET_FD_IDLE_WAKES &&
             !atomic_exchange_explicit(&P.net_fd_useless, 1, memory_order_relaxed)) {
-            if (credo_cfg.debug)
+            if (P.debug)
                 fprintf(stderr, "credo: rank %d: the network's wait fd stays readable with nothing to do: "
                         "sleeping without it\n", P.rank);
         }
