@@ -13,6 +13,7 @@
 #include "sim/sim_pattern.h"
 
 int credosim_net_main(int argc, char **argv); /* net_cli.c: the packet-level network model */
+void credosim_bar(uint64_t done, uint64_t total, const char *tail);
 
 static void usage(FILE *f)
 {
@@ -145,15 +146,23 @@ static void sample_fc(void *arg, uint64_t t, uint64_t fin, const struct fc_ops *
     sp->samples++;
 }
 
-static void progress_bar(void *arg, uint64_t done, uint64_t total)
+/* The progress bar of both modes: 40 columns for done of total, then the mode's own figure. */
+void credosim_bar(uint64_t done, uint64_t total, const char *tail)
 {
-    (void)arg;
     int w = 40, fill = total ? (int)((double)done / (double)total * w) : 0;
     char bar[41];
     for (int i = 0; i < w; i++)
         bar[i] = i < fill ? '#' : ' ';
     bar[w] = 0;
-    fprintf(stderr, "\r[%s] %3d%%", bar, total ? (int)(100.0 * (double)done / (double)total) : 0);
+    fprintf(stderr, "\r[%s] %s", bar, tail);
+}
+
+static void progress_bar(void *arg, uint64_t done, uint64_t total)
+{
+    (void)arg;
+    char pct[16];
+    snprintf(pct, sizeof pct, "%3d%%", total ? (int)(100.0 * (double)done / (double)total) : 0);
+    credosim_bar(done, total, pct);
 }
 
 int main(int argc, char **argv)

@@ -120,15 +120,14 @@ bad:
     return -1;
 }
 
+void credosim_bar(uint64_t done, uint64_t total, const char *tail); /* credosim.c */
+
 static void net_progress(void *arg, uint64_t done, uint64_t total)
 {
     (void)arg;
-    int w = 40, fill = total ? (int)((double)done / (double)total * w) : 0;
-    char bar[41];
-    for (int i = 0; i < w; i++)
-        bar[i] = i < fill ? '#' : ' ';
-    bar[w] = 0;
-    fprintf(stderr, "\r[%s] %llu cycles (at most)", bar, (unsigned long long)done);
+    char cycles[48];
+    snprintf(cycles, sizeof cycles, "%llu cycles (at most)", (unsigned long long)done);
+    credosim_bar(done, total, cycles);
 }
 
 static void net_window(void *arg, uint64_t cycle, double thr, int measured)
